@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "MailSearch",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "IMAPCore", targets: ["IMAPCore"]),
+        .library(name: "MailMIME", targets: ["MailMIME"]),
+        .library(name: "Transport", targets: ["Transport"]),
+        .library(name: "IMAPClient", targets: ["IMAPClient"]),
+        .library(name: "MailSearch", targets: ["MailSearch"]),
+        .executable(name: "mailsearch", targets: ["mailsearch"]),
+        .executable(name: "mailsearch-bench", targets: ["mailsearch-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "IMAPCore", swiftSettings: strictSettings),
+        .target(name: "MailMIME", swiftSettings: strictSettings),
+        .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(
+            name: "IMAPClient",
+            dependencies: ["IMAPCore", "MailMIME", "Transport"],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "MailSearch", dependencies: ["IMAPClient"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "mailsearch",
+            dependencies: ["MailSearch", "IMAPCore", "MailMIME"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "mailsearch-bench",
+            dependencies: ["IMAPCore", "MailMIME"],
+            path: "Benchmarks/mailsearch-bench",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
+        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], swiftSettings: strictSettings),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "MailSearchCLITests",
+            dependencies: ["IMAPCore"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

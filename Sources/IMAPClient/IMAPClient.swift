@@ -1,0 +1,2 @@
+/// IMAPClient module.
+public enum IMAPClient {}

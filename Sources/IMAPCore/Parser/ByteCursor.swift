@@ -1,0 +1,151 @@
+/// A read position inside one complete frame of IMAP bytes (a command or a response with all of
+/// its literals). Parse functions take it `inout` and restore it when they fail, so a caller can
+/// try an alternative without undoing anything.
+public struct ByteCursor: Sendable {
+    /// The bytes of the frame. Values that carry strings slice this array, so parsing a string
+    /// copies nothing.
+    public let storage: [UInt8]
+    /// The next byte to read.
+    public var index: Int
+    /// One past the last byte that may be read.
+    public let endIndex: Int
+    /// How deep the parser is nested in parentheses; checked against `ParserOptions.maximumNestingDepth`.
+    public var depth: Int = 0
+    /// Limits in force while parsing.
+    public let options: ParserOptions
+    /// Where `storage[0]` sits in the whole stream, so errors can name a stream offset.
+    public let streamOffset: Int
+
+    /// A cursor over all of `storage`.
+    public init(_ storage: [UInt8], options: ParserOptions = .init(), streamOffset: Int = 0) {
+        self.storage = storage
+        self.index = storage.startIndex
+        self.endIndex = storage.endIndex
+        self.options = options
+        self.streamOffset = streamOffset
+    }
+
+    /// A cursor over the UTF-8 bytes of `text` (for tests and small inputs).
+    public init(_ text: String, options: ParserOptions = .init()) {
+        self.init(Array(text.utf8), options: options)
+    }
+
+    /// True when every byte has been read.
+    @inlinable public var isAtEnd: Bool { index >= endIndex }
+
+    /// The next byte, or nil at the end.
+    @inlinable public var peek: UInt8? { index < endIndex ? storage[index] : nil }
+
+    /// The byte after the next one, or nil.
+    @inlinable public func peek(offset: Int) -> UInt8? {
+        let position = index + offset
+        return position < endIndex ? storage[position] : nil
+    }
+
+    /// Consumes `byte` if it is next; returns whether it did.
+    @inlinable public mutating func consume(_ byte: UInt8) -> Bool {
+        if index < endIndex && storage[index] == byte {
+            index += 1
+            return true
+        }
+        return false
+    }
+
+    /// Consumes one byte, which must be `byte`.
+    @inlinable public mutating func expect(_ byte: UInt8) throws(IMAPParseError) {
+        guard index < endIndex else { throw error(.unexpectedEnd, "expected \"\(Character(Unicode.Scalar(byte)))\"") }
+        guard storage[index] == byte else {
+            throw error(.unexpectedByte, "expected \"\(Character(Unicode.Scalar(byte)))\"")
+        }
+        index += 1
+    }
+
+    /// Consumes `word` compared case-insensitively (ASCII) if it comes next; returns whether it did.
+    public mutating func consumeCaseInsensitive(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= endIndex else { return false }
+        let matches = word.withUTF8Buffer { expected -> Bool in
+            for offset in 0..<count {
+                let actual = storage[index + offset]
+                let wanted = expected[offset]
+                if isASCIILetter(wanted) {
+                    guard actual | 0x20 == wanted | 0x20 else { return false }
+                } else if actual != wanted {
+                    return false
+                }
+            }
+            return true
+        }
+        if matches { index += count }
+        return matches
+    }
+
+    /// Consumes `word` (case-insensitive) and throws if it is not next.
+    public mutating func expectCaseInsensitive(_ word: StaticString) throws(IMAPParseError) {
+        guard consumeCaseInsensitive(word) else {
+            throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected \"\(word)\"")
+        }
+    }
+
+    /// Consumes one SP. Real servers sometimes send two (`*  22279 EXISTS`), so any run of spaces
+    /// is accepted.
+    @inlinable public mutating func expectSpace() throws(IMAPParseError) {
+        guard index < endIndex, storage[index] == UInt8(ascii: " ") else {
+            throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a space")
+        }
+        index += 1
+        while index < endIndex && storage[index] == UInt8(ascii: " ") { index += 1 }
+    }
+
+    /// Skips any spaces; returns whether there were some.
+    @discardableResult @inlinable public mutating func skipSpaces() -> Bool {
+        let start = index
+        while index < endIndex && storage[index] == UInt8(ascii: " ") { index += 1 }
+        return index > start
+    }
+
+    /// Consumes CRLF (a bare LF is tolerated, as some servers send it).
+    public mutating func expectCRLF() throws(IMAPParseError) {
+        skipSpaces()
+        if consume(UInt8(ascii: "\r")) {
+            try expect(UInt8(ascii: "\n"))
+        } else if !consume(UInt8(ascii: "\n")) {
+            throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected the end of the line (CRLF)")
+        }
+    }
+
+    /// The bytes from `start` to the current position, without copying.
+    @inlinable public func slice(from start: Int) -> ArraySlice<UInt8> { storage[start..<index] }
+
+    /// An error at the current position.
+    public func error(_ code: IMAPParseError.Code, _ message: String) -> IMAPParseError {
+        IMAPParseError(code: code, message: message, frame: storage, offsetInFrame: index, streamOffset: streamOffset)
+    }
+
+    /// Runs `body`; if it throws, the cursor goes back to where it was.
+    @inlinable public mutating func attempt<T>(_ body: (inout ByteCursor) throws(IMAPParseError) -> T) throws(IMAPParseError) -> T {
+        let saved = self
+        do {
+            return try body(&self)
+        } catch {
+            self = saved
+            throw error
+        }
+    }
+
+    /// Runs `body` one level deeper in parentheses, enforcing the nesting limit.
+    @inlinable public mutating func nested<T>(_ body: (inout ByteCursor) throws(IMAPParseError) -> T) throws(IMAPParseError) -> T {
+        depth += 1
+        guard depth <= options.maximumNestingDepth else {
+            throw error(.nestingTooDeep, "parentheses nested deeper than \(options.maximumNestingDepth) levels")
+        }
+        defer { depth -= 1 }
+        return try body(&self)
+    }
+}
+
+@inlinable func isASCIILetter(_ byte: UInt8) -> Bool {
+    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+}
+
+@inlinable func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

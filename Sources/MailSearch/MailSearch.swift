@@ -1,0 +1,2 @@
+/// MailSearch module.
+public enum MailSearch {}

@@ -1,0 +1,2 @@
+/// Transport module.
+public enum Transport {}
