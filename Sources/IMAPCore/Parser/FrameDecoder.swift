@@ -32,8 +32,10 @@ public struct FrameDecoder: Sendable {
     private var literalRemaining = 0
     /// Bytes consumed (dropped from the front of `buffer`) so far.
     private var consumedBeforeBuffer = 0
-    /// A synchronizing literal was announced and not yet reported.
-    private var unreportedSynchronizingLiteral: Int?
+    /// After a limit error: bytes of a refused literal still to be thrown away.
+    private var discardRemaining = 0
+    /// After a limit error: throw bytes away up to and including the next LF.
+    private var discardingLine = false
 
     /// A decoder with `options`.
     public init(options: ParserOptions = .init()) {
@@ -71,17 +73,15 @@ public struct FrameDecoder: Sendable {
         scanIndex = 0
         lineStart = 0
         literalRemaining = 0
-        unreportedSynchronizingLiteral = nil
         return rest
     }
 
     /// The next frame or event, or nil when more bytes are needed.
     public mutating func next() throws(IMAPParseError) -> Event? {
-        if let size = unreportedSynchronizingLiteral {
-            unreportedSynchronizingLiteral = nil
-            return .synchronizingLiteral(size: size)
-        }
         while true {
+            if discardRemaining > 0 || discardingLine {
+                guard skipDiscarded() else { return nil }
+            }
             if literalRemaining > 0 {
                 let available = buffer.count - scanIndex
                 if available < literalRemaining {
@@ -96,24 +96,30 @@ public struct FrameDecoder: Sendable {
             guard let newline = findNewline(from: scanIndex) else {
                 scanIndex = buffer.count
                 if buffer.count - lineStart > options.maximumLineLength {
-                    throw limitError(.lineTooLong, "a line longer than \(options.maximumLineLength) bytes")
+                    throw refuse(.lineTooLong, "a line longer than \(options.maximumLineLength) bytes", skipping: nil)
                 }
                 if buffer.count - frameStart > options.maximumFrameSize {
-                    throw limitError(.frameTooLarge, "a response or command larger than \(options.maximumFrameSize) bytes")
+                    throw refuse(
+                        .frameTooLarge, "a command or response larger than \(options.maximumFrameSize) bytes",
+                        skipping: nil)
                 }
                 return nil
             }
             if newline - lineStart > options.maximumLineLength {
-                throw limitError(.lineTooLong, "a line longer than \(options.maximumLineLength) bytes")
+                scanIndex = newline + 1
+                throw refuse(.lineTooLong, "a line longer than \(options.maximumLineLength) bytes", skipping: 0)
             }
             scanIndex = newline + 1
             if let (size, synchronizing) = try literalAnnouncement(endingAt: newline) {
                 guard size <= options.maximumLiteralSize else {
-                    throw limitError(
-                        .literalTooLarge, "a literal of \(size) bytes (the limit is \(options.maximumLiteralSize))")
+                    throw refuse(
+                        .literalTooLarge, "a literal of \(size) bytes (the limit is \(options.maximumLiteralSize))",
+                        skipping: synchronizing ? 0 : size)
                 }
                 if newline + 1 - frameStart + size > options.maximumFrameSize {
-                    throw limitError(.frameTooLarge, "a response or command larger than \(options.maximumFrameSize) bytes")
+                    throw refuse(
+                        .frameTooLarge, "a command or response larger than \(options.maximumFrameSize) bytes",
+                        skipping: synchronizing ? 0 : size)
                 }
                 literalRemaining = size
                 if size == 0 { lineStart = scanIndex }
@@ -187,6 +193,63 @@ public struct FrameDecoder: Sendable {
             lineStart -= frameStart
             frameStart = 0
         }
+    }
+
+    /// Builds the error for a broken limit and arranges for the offending frame to be thrown
+    /// away, so the next `next()` starts with the following command or response.
+    ///
+    /// - Parameter skipping: nil when the current line has not ended yet (discard up to its LF);
+    ///   otherwise the line has been scanned and this many literal bytes follow that the peer
+    ///   sends without waiting (0 for a synchronizing literal, which a refusal stops).
+    private mutating func refuse(_ code: IMAPParseError.Code, _ message: String, skipping: Int?) -> IMAPParseError {
+        let error = limitError(code, message)
+        if let skipping {
+            frameStart = scanIndex
+            lineStart = scanIndex
+            if skipping > 0 {
+                discardRemaining = skipping
+                discardingLine = true  // the rest of the command line after the literal goes too
+            }
+        } else {
+            scanIndex = buffer.count
+            frameStart = buffer.count
+            lineStart = buffer.count
+            discardingLine = true
+        }
+        literalRemaining = 0
+        compactIfWorthwhile()
+        return error
+    }
+
+    /// Throws away refused bytes; returns false when more bytes are needed to finish.
+    private mutating func skipDiscarded() -> Bool {
+        if discardRemaining > 0 {
+            let available = buffer.count - frameStart
+            let skipped = min(available, discardRemaining)
+            discardRemaining -= skipped
+            frameStart += skipped
+            scanIndex = frameStart
+            lineStart = frameStart
+            if discardRemaining > 0 {
+                compactIfWorthwhile()
+                return false
+            }
+        }
+        if discardingLine {
+            guard let newline = findNewline(from: frameStart) else {
+                frameStart = buffer.count
+                scanIndex = buffer.count
+                lineStart = buffer.count
+                compactIfWorthwhile()
+                return false
+            }
+            discardingLine = false
+            frameStart = newline + 1
+            scanIndex = frameStart
+            lineStart = frameStart
+        }
+        compactIfWorthwhile()
+        return true
     }
 
     private func limitError(_ code: IMAPParseError.Code, _ message: String) -> IMAPParseError {
