@@ -37,9 +37,15 @@ public struct FrameDecoder: Sendable {
     /// After a limit error: throw bytes away up to and including the next LF.
     private var discardingLine = false
 
-    /// A decoder with `options`.
-    public init(options: ParserOptions = .init()) {
+    /// Whether a synchronizing literal's bytes follow without a continuation request: true when
+    /// reading responses (a server never waits), false when reading commands (a client waits for
+    /// `+`, so a refused literal is never sent).
+    public let literalsAlwaysFollow: Bool
+
+    /// A decoder with `options`; `literalsAlwaysFollow` is true for a client reading responses.
+    public init(options: ParserOptions = .init(), literalsAlwaysFollow: Bool = false) {
         self.options = options
+        self.literalsAlwaysFollow = literalsAlwaysFollow
         buffer.reserveCapacity(64 * 1024)
     }
 
@@ -114,12 +120,12 @@ public struct FrameDecoder: Sendable {
                 guard size <= options.maximumLiteralSize else {
                     throw refuse(
                         .literalTooLarge, "a literal of \(size) bytes (the limit is \(options.maximumLiteralSize))",
-                        skipping: synchronizing ? 0 : size)
+                        skipping: synchronizing && !literalsAlwaysFollow ? 0 : size)
                 }
                 if newline + 1 - frameStart + size > options.maximumFrameSize {
                     throw refuse(
                         .frameTooLarge, "a command or response larger than \(options.maximumFrameSize) bytes",
-                        skipping: synchronizing ? 0 : size)
+                        skipping: synchronizing && !literalsAlwaysFollow ? 0 : size)
                 }
                 literalRemaining = size
                 if size == 0 { lineStart = scanIndex }
