@@ -11,6 +11,8 @@ func parseOne(_ text: String) throws -> Response {
 struct ParseFixture: CustomTestStringConvertible, Sendable {
     let wire: String
     let expected: Response
+    /// Whether the encoder writes exactly `wire` back (false where the wire is a tolerated form).
+    var canonical = true
     var testDescription: String { wire.debugDescription }
 }
 
@@ -80,9 +82,39 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
         .init(
             wire: "* OK [X-SOMETHING a b c] hi\r\n",
             expected: .untagged(.condition(.ok, ResponseText(code: .other(name: "X-SOMETHING", value: "a b c"), text: "hi")))),
+        .init(
+            wire: "* OK [READ-WRITE] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .readWrite, text: "x")))),
+        .init(
+            wire: "* OK [CLOSED] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .closed, text: "x")))),
+        .init(
+            wire: "* OK [UIDVALIDITY 3857529045] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .uidValidity(3_857_529_045), text: "x")))),
+        .init(
+            wire: "a OK [UIDNOTSTICKY] x\r\n",
+            expected: .tagged(TaggedResponse(tag: "a", status: .ok, text: ResponseText(code: .uidNotSticky, text: "x")))),
+        .init(
+            wire: "* OK [CAPABILITY IMAP4rev1 IDLE] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .capability([.imap4rev1, .idle]), text: "x")))),
+        .init(
+            wire: "* OK [PERMANENTFLAGS (\\Seen $Pinned \\*)] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .permanentFlags([.seen, "$Pinned", .wildcard]), text: "x")))),
+        .init(
+            wire: "* 9 FETCH (MODSEQ (624140003) PREVIEW \"Hello \\\"you\\\"\" BODY (\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1))\r\n",
+            expected: .untagged(
+                .fetch(
+                    FetchResponse(
+                        sequenceNumber: 9,
+                        attributes: [
+                            .modificationSequence(624_140_003), .preview("Hello \"you\""),
+                            .body(
+                                .singlepart(
+                                    SinglePartBody(
+                                        mediaType: "text", mediaSubtype: "plain", encoding: "7bit", size: 5,
+                                        kind: .text(lineCount: 1)))),
+                        ])))),
         .init(wire: "+ Ready for literal\r\n", expected: .continuation(ContinuationRequest(text: "Ready for literal"))),
         .init(wire: "+ \r\n", expected: .continuation(ContinuationRequest(text: ""))),
-        .init(wire: "+\r\n", expected: .continuation(ContinuationRequest(text: ""))),
+        .init(wire: "+\r\n", expected: .continuation(ContinuationRequest(text: "")), canonical: false),
         .init(
             wire: "* CAPABILITY IMAP4rev1 LITERAL+ AUTH=PLAIN\r\n",
             expected: .untagged(.capability([.imap4rev1, .literalPlus, .auth("PLAIN")]))),
@@ -103,7 +135,7 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                         attributes: [], delimiter: UInt8(ascii: "."), name: "foo",
                         extendedData: "(\"CHILDINFO\" (\"SUBSCRIBED\"))")))),
         .init(
-            wire: "* STATUS \"A b\" (MESSAGES 3 UIDNEXT 4 UIDVALIDITY 5 UNSEEN 1 DELETED 0 SIZE 99 RECENT 1)\r\n",
+            wire: "* STATUS \"A b\" (MESSAGES 3 RECENT 1 UIDNEXT 4 UIDVALIDITY 5 UNSEEN 1 DELETED 0 SIZE 99)\r\n",
             expected: .untagged(
                 .mailboxStatus(
                     "A b",
@@ -172,7 +204,7 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                             .gmailMessageID(1_278_455_344_230_334_865),
                         ])))),
         .init(
-            wire: "* 2 FETCH (BODY[] NIL RFC822.HEADER {2}\r\nab RFC822.TEXT \"t\" RFC822 {0}\r\n PREVIEW NIL)\r\n",
+            wire: "* 2 FETCH (BODY[] NIL RFC822.HEADER {2}\r\nab RFC822.TEXT {1}\r\nt RFC822 {0}\r\n PREVIEW NIL)\r\n",
             expected: .untagged(
                 .fetch(
                     FetchResponse(
@@ -215,6 +247,10 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
 
     @Test(arguments: fixtures) func parses(fixture: ParseFixture) throws {
         #expect(try parseOne(fixture.wire) == fixture.expected)
+    }
+
+    @Test(arguments: fixtures.filter(\.canonical)) func encodesToTheSameWire(fixture: ParseFixture) {
+        #expect(String(decoding: ResponseEncoder.encode(fixture.expected), as: UTF8.self) == fixture.wire)
     }
 
     @Test(arguments: fixtures) func roundTrips(fixture: ParseFixture) throws {

@@ -75,7 +75,16 @@ extension EncodeBuffer {
             writeNumber(value)
         case .gmailLabels(let labels):
             writeRaw("X-GM-LABELS ")
-            writeList(labels) { buffer, label in buffer.writeAString(label) }
+            writeList(labels) { buffer, label in
+                // System labels (`\Inbox`) go as atoms, the way Gmail sends them.
+                if label.bytes.first == UInt8(ascii: "\\"), label.count > 1,
+                    label.bytes.dropFirst().allSatisfy({ isASCIILetter($0) || isDigit($0) })
+                {
+                    buffer.writeBytes(label.bytes)
+                } else {
+                    buffer.writeAString(label)
+                }
+            }
         case .unknown(let name, let raw):
             writeRaw(name)
             if let first = raw.bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: "<") { writeSpace() }

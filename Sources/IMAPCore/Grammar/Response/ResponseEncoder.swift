@@ -292,17 +292,20 @@ extension EncodeBuffer {
             writeRaw("NIL")
             return
         }
-        writeList(namespaces) { buffer, namespace in
-            buffer.writeRaw("(")
-            buffer.writeString(namespace.prefix)
-            buffer.writeSpace()
+        // namespace = nil / "(" 1*namespace-descr ")": no spaces between descriptions.
+        writeRaw("(")
+        for namespace in namespaces {
+            writeRaw("(")
+            writeString(namespace.prefix)
+            writeSpace()
             if let delimiter = namespace.delimiter {
-                buffer.writeQuoted([delimiter])
+                writeQuoted([delimiter])
             } else {
-                buffer.writeRaw("NIL")
+                writeRaw("NIL")
             }
-            if let extensions = namespace.extensions { buffer.writeBytes(extensions.bytes) }
-            buffer.writeRaw(")")
+            if let extensions = namespace.extensions { writeBytes(extensions.bytes) }
+            writeRaw(")")
         }
+        writeRaw(")")
     }
 }
