@@ -140,6 +140,18 @@ public enum Charset {
         return String(decoding: lowered, as: UTF8.self)
     }
 
+    /// A key equal for two charset names exactly when they decode the same way (`UTF8` and
+    /// `utf-8`, `gb2312` and `GBK`), so the bytes of neighboring encoded words can be joined.
+    static func decodingKey(_ name: String) -> String? {
+        guard let key = normalizedName(name) else { return nil }
+        switch method(for: key) {
+        case .utf8: return "utf-8"
+        case .windows1252: return "windows-1252"
+        case .unknown8Bit: return "unknown-8bit"
+        case .iconv(let candidates): return candidates.joined(separator: ",")
+        }
+    }
+
     /// The spellings of `key` to look up: itself, then without an `x-` prefix, then with common
     /// misspellings repaired (`latin-2`, `cp-1251`, `win-1250`).
     private static func variants(of key: String) -> [String] {

@@ -111,7 +111,7 @@ public enum EncodedWords {
         return Word(
             range: start..<(textEnd + 2),
             charset: charset,
-            charsetKey: Charset.normalizedName(charset) ?? charset,
+            charsetKey: Charset.decodingKey(charset) ?? charset,
             bytes: bytes
         )
     }
@@ -228,10 +228,10 @@ public enum EncodedWords {
 
     /// Encodes `text` for a header field as RFC 2047 UTF-8 encoded words where it needs them.
     ///
-    /// Text of printable ASCII is returned unchanged. Otherwise each run of white-space-separated
-    /// words that contain non-ASCII characters (or `=?`, which a decoder would take for the start
-    /// of an encoded word) becomes encoded words, in Q encoding when that is shorter and B
-    /// otherwise; the rest of the text stays as it is. Encoded words are at most 75 characters,
+    /// ASCII text without `=?` is returned unchanged. Otherwise each run of white-space-separated
+    /// words that contain non-ASCII characters (or `=?` / `?=`, which a decoder could take for part
+    /// of an encoded word) becomes encoded words, in Q encoding unless that is more than half again
+    /// as long as B; the rest of the text stays as it is. Encoded words are at most 75 characters,
     /// split between characters, and separated by a space where a header writer may fold. Q
     /// encoding uses only the characters RFC 2047 section 5 (3) allows in a phrase, so the result
     /// is valid in any header field.
@@ -312,7 +312,8 @@ public enum EncodedWords {
 
     /// Encodes `run` as encoded words separated by spaces.
     private static func encodeRun(_ run: String) -> String {
-        let useQ = qLength(run.utf8) <= bLength(run.utf8.count)
+        // Q stays readable for mostly-Latin text, so it wins unless it is half again as long as B.
+        let useQ = qLength(run.utf8) * 2 <= bLength(run.utf8.count) * 3
         let capacity = maximumWordLength - wordOverhead
         func fits(_ bytes: [UInt8]) -> Bool {
             (useQ ? qLength(bytes) : bLength(bytes.count)) <= capacity
