@@ -57,9 +57,10 @@ public enum EncodedWords {
         var pieces: [Piece] = []
         var textStart = 0
         var index = 0
+        var scan = TextScan()
         while index + 1 < input.count {
             guard input[index] == UInt8(ascii: "="), input[index + 1] == UInt8(ascii: "?"),
-                let word = parseWord(in: input, at: index)
+                let word = parseWord(in: input, at: index, scan: &scan)
             else {
                 index += 1
                 continue
@@ -81,7 +82,7 @@ public enum EncodedWords {
     ///
     /// A `?` not followed by `=` is accepted inside Q text, since some mailers leave it unencoded;
     /// the word then ends at the first `?=`.
-    private static func parseWord(in input: [UInt8], at start: Int) -> Word? {
+    private static func parseWord(in input: [UInt8], at start: Int, scan: inout TextScan) -> Word? {
         var index = start + 2
         let charsetStart = index
         while index < input.count, isCharsetByte(input[index]) { index += 1 }
@@ -93,12 +94,9 @@ public enum EncodedWords {
         let encoding = input[index + 1] | 0x20
         guard encoding == UInt8(ascii: "b") || encoding == UInt8(ascii: "q") else { return nil }
         let textStart = index + 3
-        var textEnd = textStart
-        while true {
-            guard textEnd + 1 < input.count, input[textEnd] > 0x20, input[textEnd] < 0x7F else { return nil }
-            if input[textEnd] == UInt8(ascii: "?"), input[textEnd + 1] == UInt8(ascii: "=") { break }
-            textEnd += 1
-        }
+        let textEnd = scan.stop(from: textStart, in: input)
+        guard textEnd + 1 < input.count, input[textEnd] == UInt8(ascii: "?"), input[textEnd + 1] == UInt8(ascii: "=")
+        else { return nil }
         let encodedText = input[textStart..<textEnd]
         let bytes: [UInt8]
         if encoding == UInt8(ascii: "b") {
@@ -114,6 +112,29 @@ public enum EncodedWords {
             charsetKey: Charset.decodingKey(charset) ?? charset,
             bytes: bytes
         )
+    }
+
+    /// The end of encoded text: the first `?=`, or the first byte that cannot be in encoded text.
+    ///
+    /// The last answer is kept, since a scan from anywhere between its start and its stop stops at
+    /// the same place; so text full of `=?` without a `?=` is scanned once, not once per `=?`.
+    private struct TextScan {
+        var start = 0
+        var end = -1
+
+        mutating func stop(from position: Int, in input: [UInt8]) -> Int {
+            if start <= position, position <= end { return end }
+            var index = position
+            while index < input.count, input[index] > 0x20, input[index] < 0x7F {
+                if input[index] == UInt8(ascii: "?"), index + 1 < input.count, input[index + 1] == UInt8(ascii: "=") {
+                    break
+                }
+                index += 1
+            }
+            start = position
+            end = index
+            return index
+        }
     }
 
     // token = 1*<Any CHAR except SPACE, CTLs, and especials>

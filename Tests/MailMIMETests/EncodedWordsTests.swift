@@ -105,6 +105,16 @@ import Testing
         #expect(EncodedWords.decode(encoded) == expected)
     }
 
+    /// Every `=?` starts a candidate word; without a `?=` anywhere, the text must still be scanned
+    /// once, not once per candidate.
+    @Test(.timeLimit(.minutes(1)))
+    func unterminatedWordsTakeLinearTime() {
+        let text = String(repeating: "=?utf-8?q?x", count: 40_000)
+        #expect(EncodedWords.decode(text) == text)
+        // Terminated, it is one long Q word whose `=?u` are not hex octets and stay as they are.
+        #expect(EncodedWords.decode(text + "?=") == String(text.dropFirst(10)))
+    }
+
     @Test func decodesRawBytes() {
         #expect(EncodedWords.decode(Array("=?utf-8?q?S=C3=B8ren?= Tanaka".utf8)) == "Søren Tanaka")
         #expect(EncodedWords.decode(Array("Grüße =?utf-8?q?aus?=".utf8)[...]) == "Grüße aus")
