@@ -118,7 +118,7 @@ public enum Charset {
 
     /// `name` trimmed, unquoted and lowercased; `nil` when it cannot be a charset name (so a
     /// header cannot smuggle `//TRANSLIT` or other `iconv` options in).
-    static func normalizedName(_ name: String) -> String? {
+    private static func normalizedName(_ name: String) -> String? {
         var bytes = Array(name.utf8)[...]
         let trimmed: (UInt8) -> Bool = {
             $0 == 0x20 || $0 == 0x09 || $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A
