@@ -136,6 +136,7 @@ public enum Command: Hashable, Sendable {
 extension ByteCursor {
     // command = tag SP (command-any / command-auth / command-nonauth / command-select) CRLF
     // command-any = "CAPABILITY" / "LOGOUT" / "NOOP" / x-command / id
+    // id = "ID" SP id-params-list                                  ; RFC 2971
     // command-auth = append / create / delete / enable / examine / list / namespace-command / rename /
     //                select / status / subscribe / unsubscribe / idle / lsub
     // command-nonauth = login / authenticate / "STARTTLS"
@@ -491,7 +492,15 @@ extension EncodeBuffer {
             }
         case .id(let parameters):
             writeRaw("ID ")
-            write(parameters)
+            if let parameters {
+                writeList(parameters) { buffer, parameter in
+                    buffer.writeString(parameter.key)
+                    buffer.writeSpace()
+                    buffer.writeNString(parameter.value)
+                }
+            } else {
+                writeRaw("NIL")
+            }
         case .select(let mailbox, let parameters):
             writeSelect("SELECT ", mailbox, parameters)
         case .examine(let mailbox, let parameters):
