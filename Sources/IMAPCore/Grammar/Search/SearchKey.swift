@@ -101,6 +101,15 @@ public indirect enum SearchKey: Hashable, Sendable {
     case savedDateSupported
 }
 
+extension SearchKey {
+    /// The names of the keys that take arguments.
+    static let namesWithArguments: Set<String> = [
+        "BCC", "BODY", "CC", "FROM", "SUBJECT", "TEXT", "TO", "X-GM-RAW", "HEADER", "BEFORE", "ON", "SINCE",
+        "SENTBEFORE", "SENTON", "SENTSINCE", "SAVEDBEFORE", "SAVEDON", "SAVEDSINCE", "KEYWORD", "UNKEYWORD", "LARGER",
+        "SMALLER", "YOUNGER", "OLDER", "UID", "MODSEQ", "FILTER", "NOT", "OR",
+    ]
+}
+
 extension ByteCursor {
     // search-key = "ALL" / "ANSWERED" / "BCC" SP astring / "BEFORE" SP date / "BODY" SP astring /
     //              "CC" SP astring / "DELETED" / "FLAGGED" / "FROM" SP astring / "KEYWORD" SP flag-keyword /
@@ -145,6 +154,10 @@ extension ByteCursor {
             case "UNSEEN": return .unseen
             case "SAVEDATESUPPORTED": return .savedDateSupported
             default: break
+            }
+            guard SearchKey.namesWithArguments.contains(name) else {
+                cursor.index = nameStart
+                throw cursor.error(.unexpectedByte, "unknown search key \(name)")
             }
             try cursor.expectSpace()
             switch name {
