@@ -59,9 +59,10 @@ public enum Command: Hashable, Sendable {
     case append(MailboxName, AppendMessage)
     /// `CHECK` (IMAP4rev1).
     case check
-    /// `SEARCH [RETURN (options)] [CHARSET charset] keys`.
+    /// `SEARCH [RETURN (options)] [CHARSET charset] keys`: at least one key; several mean all of
+    /// them. `returnOptions` nil sends no RETURN (a plain `* SEARCH` answer); `[]` sends `RETURN ()`.
     case search(charset: String? = nil, returnOptions: [SearchReturnOption]? = nil, keys: [SearchKey])
-    /// `UID SEARCH [RETURN (options)] [CHARSET charset] keys`.
+    /// `UID SEARCH [RETURN (options)] [CHARSET charset] keys`, answered with UIDs.
     case uidSearch(charset: String? = nil, returnOptions: [SearchReturnOption]? = nil, keys: [SearchKey])
     /// `SORT [RETURN (options)] (criteria) charset keys` (RFC 5256, RFC 5267 ESORT).
     case sort(

@@ -61,7 +61,7 @@ extension Command {
 
 extension SequenceSet {
     /// The number of bytes the set takes on the wire.
-    static func encodedLength(_ set: SequenceSet) -> Int {
+    fileprivate static func encodedLength(_ set: SequenceSet) -> Int {
         guard !set.isLastSearchResult else { return 1 }
         return set.ranges.reduce(set.ranges.isEmpty ? 0 : set.ranges.count - 1) { $0 + encodedLength($1) }
     }

@@ -69,6 +69,8 @@ extension ByteCursor {
         return ByteString(storage[start..<index])
     }
 
+    // "(" [tagged-ext-comp] ")"
+    // tagged-ext-comp = astring / tagged-ext-comp *(SP tagged-ext-comp) / "(" tagged-ext-comp ")"
     private mutating func skipTaggedExtensionList() throws(IMAPParseError) {
         _ = try parseList { (cursor: inout ByteCursor) throws(IMAPParseError) -> Bool in
             if cursor.peek == UInt8(ascii: "(") {
