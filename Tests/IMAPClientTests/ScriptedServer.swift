@@ -12,9 +12,10 @@ final class ScriptedServer: Sendable {
     /// whatever it wants. The greeting is written first.
     init(
         greeting: String = "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR IDLE] scripted ready\r\n",
+        tls: ServerTLSConfiguration? = nil,
         respond: @escaping @Sendable (String, NetworkConnection) async -> Void
     ) throws {
-        listener = try NetworkListener(host: "127.0.0.1", port: 0)
+        listener = try NetworkListener(host: "127.0.0.1", port: 0, tls: tls)
         let listener = self.listener
         Task {
             for await connection in listener.connections {
