@@ -48,6 +48,10 @@ public struct IMAPConfiguration: Sendable {
     public var logger: Logger
     /// Longest command line the session sends; longer UID sets are split across commands.
     public var maximumCommandLength: Int
+    /// Capabilities to ignore even when the server announces them (to work around a server's
+    /// broken extension, or to test fallbacks: without SORT the session searches with ESEARCH,
+    /// without both with plain SEARCH).
+    public var ignoredCapabilities: Set<Capability> = []
 
     public init(
         host: String, port: Int? = nil, security: Security = .implicitTLS(ClientTLSConfiguration()),

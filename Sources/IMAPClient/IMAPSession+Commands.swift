@@ -280,6 +280,7 @@ extension IMAPSession {
 
     /// Sends any command and returns the tagged response with every untagged response it claims
     /// by `claims`. NO and BAD become errors.
+    @discardableResult
     public func execute(
         _ command: Command, claims: @escaping @Sendable (UntaggedResponse) -> Bool = { _ in false }
     ) async throws(IMAPError) -> (tagged: TaggedResponse, untagged: [UntaggedResponse]) {

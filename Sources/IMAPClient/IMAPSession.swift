@@ -54,7 +54,7 @@ public actor IMAPSession {
         self.connection = connection
         self.logger = configuration.logger
         self.parser = parser
-        self.capabilities = capabilities
+        self.capabilities = capabilities.subtracting(configuration.ignoredCapabilities)
         self.isAuthenticated = authenticated
     }
 
@@ -369,7 +369,7 @@ public actor IMAPSession {
 
     private func complete(_ tagged: TaggedResponse) {
         if case .capability(let list)? = tagged.text.code, tagged.status == .ok {
-            capabilities = Set(list)
+            setCapabilities(Set(list))
         }
         guard pending[tagged.tag] != nil else {
             logger.warning("tagged response for an unknown tag \(tagged.tag)")
@@ -395,7 +395,7 @@ public actor IMAPSession {
     /// Updates capabilities and the selected mailbox from any untagged response.
     private func apply(_ untagged: UntaggedResponse) {
         switch untagged {
-        case .capability(let list): capabilities = Set(list)
+        case .capability(let list): setCapabilities(Set(list))
         case .enabled(let list): enabled.formUnion(list)
         case .exists(let count): selectedMailbox?.messageCount = count
         case .recent(let count): selectedMailbox?.recentCount = count
@@ -411,7 +411,7 @@ public actor IMAPSession {
             case .highestModificationSequence(let value)?: selectedMailbox?.highestModificationSequence = value
             case .noModificationSequence?: selectedMailbox?.highestModificationSequence = nil
             case .readOnly?: selectedMailbox?.isReadOnly = true
-            case .capability(let list)?: capabilities = Set(list)
+            case .capability(let list)?: setCapabilities(Set(list))
             default: break
             }
             if status == .bye { byeText = text.text.string }
@@ -483,7 +483,7 @@ public actor IMAPSession {
         wakeIdleLoop()
     }
 
-    func setCapabilities(_ list: Set<Capability>) { capabilities = list }
+    func setCapabilities(_ list: Set<Capability>) { capabilities = list.subtracting(configuration.ignoredCapabilities) }
 
     func beginSelecting(_ mailbox: SelectedMailbox?) { selectedMailbox = mailbox }
 
