@@ -6,6 +6,7 @@
 #   scripts/dovecot.sh env DIR                  # print the environment line again
 #   scripts/dovecot.sh index DIR USER [MAILBOX] # let Dovecot sync/index a freshly filled Maildir
 #   scripts/dovecot.sh doveadm DIR ARGS...      # doveadm with this instance's config
+# DOVECOT_BINDIR=/path makes it look for dovecot and doveadm only there.
 #
 # start prints exactly one line on stdout, for `eval`:
 #   DOVECOT_DIR=/tmp/mailsearch-dovecot.XXXX DOVECOT_IMAP_PORT=40123 DOVECOT_IMAPS_PORT=40124 DOVECOT_CA=/tmp/.../cert.pem DOVECOT_PID=1234
@@ -29,6 +30,10 @@ die() { # die CODE MESSAGE [DIR-for-log-tail]
 
 find_bin() { # find_bin NAME -> path or empty (dovecot and doveadm live in /usr/sbin and /usr/bin)
     local p
+    if [[ -n ${DOVECOT_BINDIR:-} ]]; then  # only there (a non-packaged build, or tests)
+        [[ -x $DOVECOT_BINDIR/$1 ]] && echo "$DOVECOT_BINDIR/$1"
+        return 0
+    fi
     p=$(command -v "$1" 2>/dev/null || true)
     if [[ -z $p ]]; then
         for d in /usr/sbin /usr/bin /usr/local/sbin /usr/local/bin; do
@@ -411,7 +416,7 @@ cmd_index() {
 }
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
 }
 
 case ${1:-} in
