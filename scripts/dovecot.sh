@@ -237,11 +237,48 @@ pick_mail_owner() {
     fi
 }
 
+import_maildir() { # import_maildir SRC DEST: message files as hard links when possible
+    local src=$1 dest=$2 sub linked=1 entry
+    # Dovecot never writes into a message file: it only renames (flag changes) and unlinks
+    # (expunge) directory entries, which stay in DEST. So hard links are safe and spare
+    # copying (130 MB per 20,000 messages; several seconds on a slow disk). They need the
+    # same file system and files the mail user may read; else copy.
+    if [[ -n $(find "$src/cur" "$src/new" -maxdepth 1 -type f ! -perm -o=r -print -quit 2>/dev/null) ]]; then
+        linked=0
+    fi
+    for sub in cur new; do
+        [[ -d $src/$sub ]] || continue
+        mkdir -p "$dest/$sub"
+        if [[ $linked -eq 1 ]] && ! cp -al "$src/$sub/." "$dest/$sub/" 2>/dev/null; then
+            linked=0
+            find "$dest/cur" "$dest/new" -mindepth 1 -delete 2>/dev/null || true
+        fi
+        [[ $linked -eq 1 ]] || cp -a "$src/$sub/." "$dest/$sub/"
+    done
+    # everything else (Dovecot's index files, which it does write to, and subfolders) is copied
+    for entry in "$src"/* "$src"/.[!.]*; do
+        [[ -e $entry ]] || continue
+        case ${entry##*/} in cur|new|tmp) continue ;; esac
+        cp -a "$entry" "$dest/"
+    done
+    if [[ $EUID -eq 0 ]]; then
+        if [[ $linked -eq 1 ]]; then
+            # not the linked files: their owner is the source's too
+            find "$dest" \( -path "$dest/cur/*" -o -path "$dest/new/*" \) -prune \
+                -o -exec chown "$MAIL_UID:$MAIL_GID" {} +
+        else
+            chown -R "$MAIL_UID:$MAIL_GID" "$dest"
+        fi
+    fi
+}
+
 fill_maildirs() { # fill_maildirs DIR ; uses USERS_LIST and MAILDIR_FROM
     local dir=$1 u src target spec
     mkdir -p "$dir/mail"
     for u in "${USERS_LIST[@]}"; do
         mkdir -p "$dir/mail/$u/cur" "$dir/mail/$u/new" "$dir/mail/$u/tmp"
+        chmod 700 "$dir/mail/$u"
+        [[ $EUID -eq 0 ]] && chown -R "$MAIL_UID:$MAIL_GID" "$dir/mail/$u"
     done
     for spec in "${MAILDIR_FROM[@]}"; do
         [[ $spec == none ]] && continue
@@ -252,12 +289,8 @@ fill_maildirs() { # fill_maildirs DIR ; uses USERS_LIST and MAILDIR_FROM
         fi
         [[ -d $dir/mail/$target ]] || die 2 "--maildir-from names user '$target', who is not in --users"
         [[ -d $src/cur || -d $src/new ]] || die 2 "--maildir-from $src is not a Maildir (no cur/ or new/)"
-        # copy (keeping mtimes = INTERNALDATE); hard links would let Dovecot's chown reach the source
-        cp -a "$src/." "$dir/mail/$target/"
+        import_maildir "$src" "$dir/mail/$target"
     done
-    if [[ $EUID -eq 0 ]]; then
-        chown -R "$MAIL_UID:$MAIL_GID" "$dir/mail"
-    fi
     chmod 755 "$dir/mail"
 }
 

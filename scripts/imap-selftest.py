@@ -277,6 +277,7 @@ def online_checks(work, maildir, man):
           r.returncode == 3 and "dovecot is not installed (apt-get install dovecot-imapd)" in r.stderr
           and r.stdout == "", (r.returncode, r.stderr))
 
+    source_before = tree_snapshot(maildir)
     t0 = time.monotonic()
     r = run([DOVECOT_SH, "start", "--users", "alice:%s,bob:%s" % (ALICE_PW, BOB_PW),
              "--maildir-from", maildir])
@@ -467,6 +468,22 @@ def online_checks(work, maildir, man):
     check("dovecot.sh index DIR alice", r.returncode == 0, r.stderr)
     r = run([DOVECOT_SH, "env", d])
     check("dovecot.sh env DIR repeats the line", r.stdout.strip() == env["line"])
+
+    # the imported Maildir is Dovecot's own: changing it leaves the source as generated
+    M = imaplib.IMAP4_SSL("localhost", p_imaps, ssl_context=strict_context(ca), timeout=30)
+    M.login("alice", ALICE_PW)
+    M.select("INBOX")
+    victims = [man[0], man[1]]
+    M.uid("STORE", str(victims[0]["uid"]), "+FLAGS", "(\\Deleted \\Flagged)")
+    M.uid("STORE", str(victims[1]["uid"]), "FLAGS", "($Label1 \\Answered)")
+    typ, _ = M.expunge()
+    typ2, data = M.uid("FETCH", str(victims[1]["uid"]), "(FLAGS)")
+    M.logout()
+    check("EXPUNGE and STORE on the imported mailbox", typ == "OK" and typ2 == "OK"
+          and b"$Label1" in data[0], data)
+    check("--maildir-from source unchanged (files, names, contents, mtimes)",
+          tree_snapshot(maildir) == source_before
+          and not [f for f in os.listdir(maildir) if f.startswith("dovecot")])
     return env
 
 
