@@ -468,6 +468,10 @@ def online_checks(work, maildir, man):
     check("dovecot.sh index DIR alice", r.returncode == 0, r.stderr)
     r = run([DOVECOT_SH, "env", d])
     check("dovecot.sh env DIR repeats the line", r.stdout.strip() == env["line"])
+    log = open(os.path.join(d, "dovecot.log"), errors="replace").read()
+    problems = [line for line in log.splitlines()
+                if re.search(r": (Warning|Error|Fatal|Panic): ", line)]
+    check("dovecot.log has no warning or error", not problems, problems[:3])
 
     # the imported Maildir is Dovecot's own: changing it leaves the source as generated
     M = imaplib.IMAP4_SSL("localhost", p_imaps, ssl_context=strict_context(ca), timeout=30)
