@@ -43,4 +43,19 @@ static inline const char *mailsearch_OpenSSL_version_text(void) {
     return OpenSSL_version(OPENSSL_VERSION);
 }
 
+static inline long mailsearch_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *certificate) {
+    return SSL_CTX_add_extra_chain_cert(ctx, certificate);
+}
+
+static inline int mailsearch_ERR_GET_REASON(unsigned long code) { return ERR_GET_REASON(code); }
+
+static inline int mailsearch_ERR_GET_LIB(unsigned long code) { return ERR_GET_LIB(code); }
+
+static inline uint64_t mailsearch_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+
+static inline uint64_t mailsearch_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+
+/// EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen, which Swift cannot call.
+static inline EVP_PKEY *mailsearch_generate_P256_key(void) { return EVP_EC_gen("P-256"); }
+
 #endif

@@ -36,10 +36,19 @@ public struct FrameDecoder: Sendable {
     private var discardRemaining = 0
     /// After a limit error: throw bytes away up to and including the next LF.
     private var discardingLine = false
+    /// The first bytes (at most 64) of the frame the last limit error refused, so a server can
+    /// find the command's tag and answer `tag BAD`.
+    public private(set) var refusedFramePrefix: [UInt8] = []
 
-    /// A decoder with `options`.
-    public init(options: ParserOptions = .init()) {
+    /// Whether a synchronizing literal's bytes follow without a continuation request: true when
+    /// reading responses (a server never waits), false when reading commands (a client waits for
+    /// `+`, so a refused literal is never sent).
+    public let literalsAlwaysFollow: Bool
+
+    /// A decoder with `options`; `literalsAlwaysFollow` is true for a client reading responses.
+    public init(options: ParserOptions = .init(), literalsAlwaysFollow: Bool = false) {
         self.options = options
+        self.literalsAlwaysFollow = literalsAlwaysFollow
         buffer.reserveCapacity(64 * 1024)
     }
 
@@ -110,16 +119,22 @@ public struct FrameDecoder: Sendable {
                 throw refuse(.lineTooLong, "a line longer than \(options.maximumLineLength) bytes", skipping: 0)
             }
             scanIndex = newline + 1
-            if let (size, synchronizing) = try literalAnnouncement(endingAt: newline) {
+            let announcement: (Int, Bool)?
+            do {
+                announcement = try literalAnnouncement(endingAt: newline)
+            } catch {
+                throw refuse(error.code, error.message, skipping: 0)
+            }
+            if let (size, synchronizing) = announcement {
                 guard size <= options.maximumLiteralSize else {
                     throw refuse(
                         .literalTooLarge, "a literal of \(size) bytes (the limit is \(options.maximumLiteralSize))",
-                        skipping: synchronizing ? 0 : size)
+                        skipping: synchronizing && !literalsAlwaysFollow ? 0 : size)
                 }
                 if newline + 1 - frameStart + size > options.maximumFrameSize {
                     throw refuse(
                         .frameTooLarge, "a command or response larger than \(options.maximumFrameSize) bytes",
-                        skipping: synchronizing ? 0 : size)
+                        skipping: synchronizing && !literalsAlwaysFollow ? 0 : size)
                 }
                 literalRemaining = size
                 if size == 0 { lineStart = scanIndex }
@@ -203,6 +218,7 @@ public struct FrameDecoder: Sendable {
     ///   sends without waiting (0 for a synchronizing literal, which a refusal stops).
     private mutating func refuse(_ code: IMAPParseError.Code, _ message: String, skipping: Int?) -> IMAPParseError {
         let error = limitError(code, message)
+        refusedFramePrefix = Array(buffer[frameStart..<min(buffer.count, frameStart + 64)])
         if let skipping {
             frameStart = scanIndex
             lineStart = scanIndex

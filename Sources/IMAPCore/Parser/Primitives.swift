@@ -88,8 +88,12 @@ extension ByteCursor {
     // number = 1*DIGIT ; unsigned 32-bit integer
     /// A 32-bit number.
     @inlinable public mutating func parseNumber() throws(IMAPParseError) -> UInt32 {
+        let start = index
         let value = try parseNumber64()
-        guard value <= UInt64(UInt32.max) else { throw error(.numberOutOfRange, "a number of at most 4294967295") }
+        guard value <= UInt64(UInt32.max) else {
+            index = start
+            throw error(.numberOutOfRange, "a number of at most 4294967295")
+        }
         return UInt32(value)
     }
 
@@ -116,6 +120,7 @@ extension ByteCursor {
             let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (added, overflow2) = multiplied.addingReportingOverflow(UInt64(byte - 0x30))
             guard !overflow1 && !overflow2 && added <= UInt64(Int64.max) else {
+                index = start
                 throw error(.numberOutOfRange, "a number of at most 2^63-1")
             }
             value = added

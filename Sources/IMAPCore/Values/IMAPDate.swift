@@ -90,10 +90,11 @@ public struct IMAPDateTime: Hashable, Sendable, CustomStringConvertible {
         date.daysSinceEpoch * 86400 + hour * 3600 + minute * 60 + second - zoneMinutes * 60
     }
 
-    /// `dd-Mon-yyyy hh:mm:ss +zzzz` (day padded with a space, as RFC 3501 `date-day-fixed`).
+    /// `dd-Mon-yyyy hh:mm:ss +zzzz` (RFC 3501 `date-day-fixed` as `2DIGIT`, the way Dovecot
+    /// writes it).
     public var description: String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let day = date.day < 10 ? " \(date.day)" : "\(date.day)"
+        let day = two(date.day)
         let sign = zoneMinutes < 0 ? "-" : "+"
         let zone = abs(zoneMinutes)
         return "\(day)-\(IMAPDate.monthNames[date.month - 1])-\(date.year) \(two(hour)):\(two(minute)):\(two(second)) "
@@ -131,6 +132,7 @@ extension ByteCursor {
     /// A search date, `5-Mar-2024` or `"5-Mar-2024"`.
     public mutating func parseDate() throws(IMAPParseError) -> IMAPDate {
         try attempt { (cursor: inout ByteCursor) throws(IMAPParseError) -> IMAPDate in
+            let start = cursor.index
             let quoted = cursor.consume(UInt8(ascii: "\""))
             let day = try cursor.parseDigits(minimum: 1, maximum: 2)
             try cursor.expect(UInt8(ascii: "-"))
@@ -139,6 +141,7 @@ extension ByteCursor {
             let year = try cursor.parseDigits(minimum: 4, maximum: 4)
             if quoted { try cursor.expect(UInt8(ascii: "\"")) }
             guard let date = IMAPDate(year: year, month: month, day: day) else {
+                cursor.index = start
                 throw cursor.error(.invalidDate, "\(day)-\(IMAPDate.monthNames[month - 1])-\(year) is not a real day")
             }
             return date
@@ -150,6 +153,7 @@ extension ByteCursor {
     /// An INTERNALDATE value.
     public mutating func parseDateTime() throws(IMAPParseError) -> IMAPDateTime {
         try attempt { (cursor: inout ByteCursor) throws(IMAPParseError) -> IMAPDateTime in
+            let start = cursor.index
             try cursor.expect(UInt8(ascii: "\""))
             cursor.skipSpaces()
             let day = try cursor.parseDigits(minimum: 1, maximum: 2)
@@ -177,7 +181,10 @@ extension ByteCursor {
             guard let date = IMAPDate(year: year, month: month, day: day),
                 let dateTime = IMAPDateTime(
                     date: date, hour: hour, minute: minute, second: second, zoneMinutes: zoneMinutes)
-            else { throw cursor.error(.invalidDate, "a date-time that does not exist") }
+            else {
+                cursor.index = start
+                throw cursor.error(.invalidDate, "a date-time that does not exist")
+            }
             return dateTime
         }
     }

@@ -103,13 +103,17 @@ extension ByteCursor {
         case .unknown:
             // Keep the whole item (any [section]<origin> and its value) as raw bytes.
             let fullName = String(decoding: name, as: UTF8.self)
-            let valueStart = index
+            var valueStart = index
+            let hasSection = peek == UInt8(ascii: "[") || peek == UInt8(ascii: "<")
             if peek == UInt8(ascii: "[") { try skipGenericValue() }
             if peek == UInt8(ascii: "<") {
                 while let byte = peek, byte != UInt8(ascii: ">") { index += 1 }
                 try expect(UInt8(ascii: ">"))
             }
-            if skipSpaces(), let byte = peek, byte != UInt8(ascii: ")") { try skipGenericValue() }
+            if skipSpaces(), let byte = peek, byte != UInt8(ascii: ")") {
+                if !hasSection { valueStart = index }
+                try skipGenericValue()
+            }
             return .unknown(name: fullName, raw: ByteString(storage[valueStart..<index]))
         }
     }

@@ -14,7 +14,7 @@ public struct ResponseParser: Sendable {
 
     /// A parser with `options`.
     public init(options: ParserOptions = .init()) {
-        decoder = FrameDecoder(options: options)
+        decoder = FrameDecoder(options: options, literalsAlwaysFollow: true)
     }
 
     /// Adds bytes that arrived from the server.

@@ -1,0 +1,155 @@
+internal import COpenSSL
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Timeouts of the connection layer.
+public struct ConnectionTimeouts: Hashable, Sendable {
+    /// Name resolution plus TCP connect, for all addresses together.
+    public var connect: Duration
+    /// The TLS handshake.
+    public var tlsHandshake: Duration
+
+    public init(connect: Duration = .seconds(15), tlsHandshake: Duration = .seconds(15)) {
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+    }
+}
+
+/// How a client protects a connection from the first byte.
+public enum ClientSecurity: Hashable, Sendable {
+    /// No TLS yet (plain text, or STARTTLS later through `startTLS`).
+    case plainText
+    /// TLS from the first byte (IMAPS, port 993).
+    case tls(ClientTLSConfiguration)
+}
+
+/// A TCP connection, optionally TLS, driven by its own I/O thread.
+///
+/// ```swift
+/// let connection = try await NetworkConnection.connect(host: "imap.example.com", port: 993,
+///                                                      security: .tls(ClientTLSConfiguration()))
+/// try await connection.write(Array("a1 CAPABILITY\r\n".utf8))
+/// let bytes = try await connection.read(timeout: .seconds(30))
+/// ```
+/// Every blocking call (getaddrinfo, connect, poll, SSL_read/SSL_write/SSL_do_handshake) runs on
+/// the connection's own thread; async callers only wait on continuations, so the cooperative
+/// thread pool never blocks. Cancelling a task that waits in `read` ends that wait.
+public final class NetworkConnection: Sendable {
+    let core: ConnectionCore
+
+    init(core: ConnectionCore) { self.core = core }
+
+    deinit { core.requestClose() }
+
+    /// Resolves `host` (IPv4 and IPv6), tries each address in turn until one connects, and for
+    /// `.tls` performs the handshake, verifying the chain and the host name.
+    public static func connect(
+        host: String, port: Int, security: ClientSecurity, timeouts: ConnectionTimeouts = .init()
+    ) async throws(TransportError) -> NetworkConnection {
+        var tls: (TLSContext, String)?
+        if case .tls(let configuration) = security {
+            tls = (try TLSContext(client: configuration), configuration.serverNameOverride ?? host)
+        }
+        let core = try ConnectionCore(descriptor: -1)
+        let connection = NetworkConnection(core: core)
+        let plan = ConnectPlan(host: host, port: port, timeouts: timeouts, tls: tls)
+        try await core.run(connecting: plan)
+        return connection
+    }
+
+    /// Wraps an accepted socket (server side); with `tls`, the server handshake runs first and
+    /// reads wait for it.
+    static func accepted(descriptor: Int32, tls: TLSContext?, timeouts: ConnectionTimeouts) throws(TransportError)
+        -> NetworkConnection
+    {
+        let core = try ConnectionCore(descriptor: descriptor)
+        try core.runAccepted(tls: tls, timeouts: timeouts)
+        return NetworkConnection(core: core)
+    }
+
+    /// The next bytes that arrived (at least one). Throws `.connectionClosed` at the end of the
+    /// stream, `.readTimeout` when nothing arrives within `timeout`, `.cancelled` when the task is
+    /// cancelled.
+    public func read(timeout: Duration? = nil) async throws(TransportError) -> [UInt8] {
+        try await core.read(timeout: timeout)
+    }
+
+    /// Sends `bytes`; returns when all of them are handed to the kernel (or OpenSSL).
+    public func write(_ bytes: [UInt8]) async throws(TransportError) {
+        guard !bytes.isEmpty else { return }
+        try await core.enqueue { id, continuation in .write(bytes, id: id, continuation) }
+    }
+
+    /// Upgrades to TLS as a client (STARTTLS). Bytes that arrived before the handshake and were
+    /// not yet read are thrown away: they were not protected (the response-injection attack).
+    public func startTLS(_ configuration: ClientTLSConfiguration, serverName: String) async throws(TransportError) {
+        let context = try TLSContext(client: configuration)
+        try await core.enqueue { id, continuation in
+            .startTLS(.client(context, serverName: configuration.serverNameOverride ?? serverName), id: id, continuation)
+        }
+    }
+
+    /// Upgrades to TLS as a server (STARTTLS), after the writes queued before it are sent.
+    public func startTLS(server configuration: ServerTLSConfiguration) async throws(TransportError) {
+        let context = try TLSContext(server: configuration)
+        try await core.enqueue { id, continuation in .startTLS(.server(context), id: id, continuation) }
+    }
+
+    /// Upgrades to TLS as a server with an already built context (shared by a listener).
+    func startTLS(serverContext context: TLSContext) async throws(TransportError) {
+        try await core.enqueue { id, continuation in .startTLS(.server(context), id: id, continuation) }
+    }
+
+    /// Closes the connection; pending reads and writes fail with `.cancelled`.
+    public func close() { core.requestClose() }
+
+    /// Whether the peer's address is a loopback address (127.0.0.0/8 or ::1).
+    public var peerIsLoopback: Bool { core.peerIsLoopback.load(ordering: .relaxed) }
+
+    /// Whether TLS protects the connection now.
+    public var isTLS: Bool { core.isTLS.load(ordering: .relaxed) }
+}
+
+struct ConnectPlan: Sendable {
+    let host: String
+    let port: Int
+    let timeouts: ConnectionTimeouts
+    let tls: (TLSContext, String)?
+}
+
+enum TLSRole: Sendable {
+    case client(TLSContext, serverName: String)
+    case server(TLSContext)
+}
+
+enum Operation: Sendable {
+    case write([UInt8], id: UInt64, CheckedContinuation<Void, any Error>)
+    case startTLS(TLSRole, id: UInt64, CheckedContinuation<Void, any Error>)
+
+    var continuation: CheckedContinuation<Void, any Error> {
+        switch self {
+        case .write(_, _, let continuation), .startTLS(_, _, let continuation): return continuation
+        }
+    }
+}
+
+struct PendingRead: Sendable {
+    let id: UInt64
+    let deadline: ContinuousClock.Instant?
+    let timeout: Duration?
+    let continuation: CheckedContinuation<[UInt8], any Error>
+}
+
+/// What async callers and the I/O thread share, behind a Mutex.
+struct SharedState: Sendable {
+    var operations: [Operation] = []
+    var reads: [PendingRead] = []
+    var cancelledIDs: Set<UInt64> = []
+    var closeRequested = false
+    var terminalError: TransportError?
+    var nextID: UInt64 = 0
+    var threadRunning = false
+}

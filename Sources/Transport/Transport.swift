@@ -1,2 +1,0 @@
-/// Transport module.
-public enum Transport {}

@@ -1,0 +1,150 @@
+import IMAPCore
+import Testing
+
+@Suite struct SequenceSetTests {
+    @Test func numbersAreCompressedIntoRanges() {
+        let set = SequenceSet(numbers: [5, 1, 2, 3, 900, 901, 1200, 902, 3, 502])
+        #expect(set.description == "1:3,5,502,900:902,1200")
+        #expect(set.count == 10 - 1)
+        #expect(set.contains(901) && !set.contains(4))
+    }
+
+    @Test func rangesAreSortedAndMerged() {
+        let set = SequenceSet([SequenceRange(10...12), SequenceRange(1...4), SequenceRange(5...6), SequenceRange(11...20)])
+        #expect(set.description == "1:6,10:20")
+        #expect(SequenceSet([SequenceRange(.number(4), .number(2))]).description == "2:4")
+        #expect(SequenceSet([SequenceRange(.number(7), .last), SequenceRange(1...3)]).description == "1:3,7:*")
+        #expect(SequenceSet.all.description == "1:*")
+        #expect(SequenceSet.lastSearchResult.description == "$")
+    }
+
+    @Test(arguments: ["1", "1:*", "*", "2,4:7,9,12:*", "$", "1:3,5"]) func parsesAndEncodes(wire: String) throws {
+        var cursor = ByteCursor(wire)
+        let set = try cursor.parseSequenceSet()
+        #expect(cursor.isAtEnd)
+        #expect(set.description == wire)
+    }
+
+    @Test func twentyThousandScatteredUIDsSplitIntoBoundedCommands() {
+        let uids = (1...40_000).filter { $0 % 2 == 0 }.map { UInt32($0) }
+        let set = SequenceSet(numbers: uids)
+        let pieces = set.split(maximumEncodedLength: 8000)
+        #expect(pieces.count > 1)
+        for piece in pieces { #expect(piece.description.utf8.count <= 8000) }
+        #expect(pieces.flatMap { $0.numbers ?? [] } == uids)
+    }
+}
+
+@Suite struct EncodeBufferTests {
+    struct StringCase: Sendable, CustomTestStringConvertible {
+        let value: String
+        let options: EncodingOptions
+        let chunks: [String]
+        let waits: [Bool]
+        var testDescription: String { value.debugDescription }
+    }
+
+    static let cases: [StringCase] = [
+        .init(value: "alice@example.com", options: .init(), chunks: ["\"alice@example.com\""], waits: [false]),
+        .init(value: "say \"hi\"", options: .init(), chunks: ["\"say \\\"hi\\\"\""], waits: [false]),
+        .init(value: "C:\\temp", options: .init(), chunks: ["\"C:\\\\temp\""], waits: [false]),
+        .init(value: "Müller", options: .init(), chunks: ["{7}\r\n", "Müller"], waits: [true, false]),
+        .init(value: "Müller", options: .init(literalMode: .literalPlus), chunks: ["{7+}\r\nMüller"], waits: [false]),
+        .init(value: "Müller", options: .init(literalMode: .literalMinus), chunks: ["{7+}\r\nMüller"], waits: [false]),
+        .init(value: "Müller", options: .init(utf8Quoted: true), chunks: ["\"Müller\""], waits: [false]),
+        .init(value: "a\r\nb", options: .init(utf8Quoted: true), chunks: ["{4}\r\n", "a\r\nb"], waits: [true, false]),
+        .init(
+            value: String(repeating: "x", count: 71), options: .init(),
+            chunks: ["{71}\r\n", String(repeating: "x", count: 71)], waits: [true, false]),
+        .init(
+            value: String(repeating: "x", count: 70), options: .init(),
+            chunks: ["\"" + String(repeating: "x", count: 70) + "\""], waits: [false]),
+        .init(
+            value: String(repeating: "y", count: 5000), options: .init(literalMode: .literalMinus),
+            chunks: ["{5000}\r\n", String(repeating: "y", count: 5000)], waits: [true, false]),
+    ]
+
+    @Test(arguments: cases) func choosesQuotedOrLiteral(testCase: StringCase) {
+        var buffer = EncodeBuffer(options: testCase.options)
+        buffer.writeString(ByteString(testCase.value))
+        let chunks = buffer.takeChunks()
+        #expect(chunks.map { String(decoding: $0.bytes, as: UTF8.self) } == testCase.chunks)
+        #expect(chunks.map(\.waitsForContinuation) == testCase.waits)
+    }
+
+    @Test func astringUsesAnAtomWhenItCan() {
+        var buffer = EncodeBuffer()
+        buffer.writeAString("INBOX")
+        buffer.writeSpace()
+        buffer.writeAString("Sent Items")
+        buffer.writeSpace()
+        buffer.writeAString("")
+        buffer.writeSpace()
+        buffer.writeAString("NIL")
+        #expect(String(decoding: buffer.takeBytes(), as: UTF8.self) == "INBOX \"Sent Items\" \"\" \"NIL\"")
+    }
+
+    @Test func optionsFollowCapabilities() {
+        #expect(EncodingOptions.client(capabilities: [.imap4rev1]).literalMode == .synchronizing)
+        #expect(EncodingOptions.client(capabilities: [.imap4rev1, .literalPlus]).literalMode == .literalPlus)
+        #expect(EncodingOptions.client(capabilities: [.imap4rev2]).literalMode == .literalMinus)
+        #expect(EncodingOptions.client(capabilities: [.imap4rev2]).utf8Quoted)
+        #expect(EncodingOptions.client(capabilities: [.imap4rev1], utf8Enabled: true).utf8Quoted)
+        #expect(!EncodingOptions.client(capabilities: [.imap4rev1]).utf8Quoted)
+    }
+}
+
+@Suite struct DateTests {
+    @Test(arguments: [
+        ("5-Mar-2024", 2024, 3, 5), ("\"29-Feb-2024\"", 2024, 2, 29), ("01-jan-1999", 1999, 1, 1), ("31-DEC-2023", 2023, 12, 31),
+    ]) func parsesDates(wire: String, year: Int, month: Int, day: Int) throws {
+        var cursor = ByteCursor(wire)
+        #expect(try cursor.parseDate() == IMAPDate(year: year, month: month, day: day))
+    }
+
+    @Test(arguments: ["30-Feb-2024", "29-Feb-2023", "0-Jan-2024", "5-Foo-2024", "5-Mar-24"]) func rejectsImpossibleDates(wire: String) {
+        var cursor = ByteCursor(wire)
+        #expect(throws: IMAPParseError.self) { try cursor.parseDate() }
+        #expect(cursor.index == 0)
+    }
+
+    @Test func formatsAndComputesDays() throws {
+        let date = try #require(IMAPDate(year: 2024, month: 3, day: 15))
+        #expect(date.description == "15-Mar-2024")
+        #expect(date.adding(days: -7).description == "8-Mar-2024")
+        #expect(date.adding(days: 17).description == "1-Apr-2024")
+        #expect(IMAPDate(daysSinceEpoch: 0).description == "1-Jan-1970")
+        #expect(date.daysSinceEpoch == 19797)
+    }
+
+    @Test func dateTimeParsesFormatsAndConvertsToEpoch() throws {
+        var cursor = ByteCursor("\" 1-Dec-2023 00:13:23 -0130\"")
+        let dateTime = try cursor.parseDateTime()
+        #expect(dateTime.zoneMinutes == -90)
+        #expect(dateTime.description == "01-Dec-2023 00:13:23 -0130")
+        #expect(dateTime.secondsSinceEpoch == 1_701_389_603 + 90 * 60)
+    }
+}
+
+@Suite struct FlagTests {
+    @Test func systemFlagsAreCanonicalAndCaseInsensitive() throws {
+        #expect(Flag("\\SEEN") == .seen)
+        #expect(Flag("\\SEEN").rawValue == "\\Seen")
+        #expect(Flag("$pinned") == Flag("$Pinned"))
+        #expect(Set([Flag("$Pinned"), Flag("$PINNED")]).count == 1)
+        var cursor = ByteCursor("(\\Seen \\flagged $Label1 \\*)")
+        #expect(try cursor.parseFlagList() == [.seen, .flagged, "$Label1", .wildcard])
+    }
+
+    @Test func capabilitiesCompareCaseInsensitively() {
+        #expect(Capability("literal+") == .literalPlus)
+        #expect(Capability("AUTH=PLAIN").authenticationMechanism == "PLAIN")
+        #expect(Capability("IDLE").authenticationMechanism == nil)
+    }
+
+    @Test func mailboxNamesTreatInboxCaseInsensitively() {
+        #expect(MailboxName(wire: "inbox") == .inbox)
+        #expect(MailboxName(wire: "Inbox").isInbox)
+        #expect(MailboxName(wire: "INBOX.Sent") != .inbox)
+    }
+}
