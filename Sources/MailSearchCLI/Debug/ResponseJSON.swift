@@ -158,12 +158,20 @@ public enum ResponseJSON {
             "kind": .string(kind), "attributes": .array(item.attributes.map { .string($0) }),
             "delimiter": delimiter(item.delimiter), "mailbox": .string(item.name.description),
         ]
+        appendDisplayName(of: item.name, to: &object)
         if let extended = item.extendedData { object.append("extended", .string(extended.string)) }
         return object
     }
 
+    /// `"displayName"` when the wire name is modified UTF-7 (`&ZeVnLIqe-` is `日本語`).
+    private static func appendDisplayName(of mailbox: MailboxName, to object: inout JSONObject) {
+        let displayName = mailbox.displayName
+        if displayName != mailbox.description { object.append("displayName", .string(displayName)) }
+    }
+
     private static func statusObject(_ mailbox: MailboxName, _ status: MailboxStatus) -> JSONObject {
         var object: JSONObject = ["kind": "status", "mailbox": .string(mailbox.description)]
+        appendDisplayName(of: mailbox, to: &object)
         let values: [(String, UInt64?)] = [
             ("messages", status.messageCount.map(UInt64.init)), ("recent", status.recentCount.map(UInt64.init)),
             ("uidNext", status.uidNext.map(UInt64.init)), ("uidValidity", status.uidValidity.map(UInt64.init)),

@@ -216,6 +216,8 @@ import Testing
             * SORT 3 1 2 (MODSEQ 9)\r
             * THREAD (1 2)\r
             * 2 FETCH (UID 9 X-UNKNOWN-ITEM (a b) INTERNALDATE " 1-Jan-2024 01:00:00 +0100" BINARY.SIZE[1] 20)\r
+            * LIST (\\HasNoChildren) "/" "&ZeVnLIqe-"\r
+            * STATUS "&ZeVnLIqe-" (MESSAGES 3)\r
             a1 OK [APPENDUID 38505 3955] done\r
 
             """
@@ -230,6 +232,8 @@ import Testing
                 #"{"kind":"sort","numbers":[3,1,2],"modseq":9}"#,
                 #"{"kind":"unknown","name":"THREAD","raw":"(1 2)"}"#,
                 #"{"kind":"fetch","seq":2,"uid":9,"internalDate":"2024-01-01T00:00:00Z","binarySize":[{"part":"1","size":20}],"unknown":["X-UNKNOWN-ITEM"]}"#,
+                #"{"kind":"list","attributes":["\\HasNoChildren"],"delimiter":"/","mailbox":"&ZeVnLIqe-","displayName":"日本語"}"#,
+                #"{"kind":"status","mailbox":"&ZeVnLIqe-","displayName":"日本語","messages":3}"#,
                 #"{"kind":"tagged","tag":"a1","status":"OK","code":{"name":"APPENDUID","value":{"uidValidity":38505,"uids":"3955"}},"text":"done"}"#,
             ])
     }
