@@ -9,12 +9,13 @@
 // are reached too: after IDLE it expects DONE, after AUTHENTICATE without an initial response it
 // reads one SASL line. Parsing continues past errors (the bad command is consumed), every error
 // must name an offset inside the input, and the number of results is bounded by the input's
-// size (every result consumes input).
+// size (every result consumes input). Errors are compared by tag, code, offset and message, not
+// by excerpt (a limit error's excerpt shows whatever bytes have arrived after the line).
 
 /// What one `next()` produced.
 private enum Outcome: Equatable {
     case event(CommandParserEvent)
-    case error(CommandParseError)
+    case error(tag: String?, code: IMAPParseError.Code, offset: Int, message: String)
 }
 
 /// Takes results out of `parser` until it needs more bytes, switching its mode as a server would.
@@ -36,7 +37,8 @@ private func drain(_ parser: inout CommandParser, into outcomes: inout [Outcome]
             guard error.underlying.offset >= 0 && error.underlying.offset <= inputCount else {
                 fatalError("error offset \(error.underlying.offset) outside the input of \(inputCount) bytes: \(error)")
             }
-            outcomes.append(.error(error))
+            outcomes.append(
+                .error(tag: error.tag, code: error.code, offset: error.underlying.offset, message: error.message))
             if parser.mode == .idle { parser.mode = .command }
         }
         guard outcomes.count <= 2 * inputCount + 1 else {
