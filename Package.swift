@@ -49,6 +49,11 @@ let package = Package(
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], swiftSettings: strictSettings),
         .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strictSettings),
         .testTarget(
+            name: "IMAPClientTests",
+            dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MailSearchCLITests",
             dependencies: ["MailSearchCLI", "IMAPCore"],
             swiftSettings: strictSettings

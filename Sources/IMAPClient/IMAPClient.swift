@@ -1,2 +1,0 @@
-/// IMAPClient module.
-public enum IMAPClient {}

@@ -1,0 +1,206 @@
+import IMAPClient
+import IMAPCore
+import Testing
+import Transport
+
+/// The client against a real Dovecot 2.3 (scripts/dovecot.sh). Skipped, with this message, only
+/// where Dovecot is not installed and `MAILSEARCH_REQUIRE_DOVECOT` is not 1; CI requires it.
+@Suite(.enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() })
+struct DovecotInteropTests {
+    @Test func implicitTLSConnectsAndLogsIn() async throws {
+        let dovecot = try await Dovecot.shared()
+        let session = try await IMAPSession.connect(dovecot.configuration())
+        #expect(await session.capabilities.contains(.imap4rev1))
+        try await session.login(.password(user: "alice", password: Dovecot.password))
+        #expect(await session.isAuthenticated)
+        // Capabilities are refreshed after login (Dovecot adds SORT, ESEARCH, CONDSTORE ...).
+        #expect(await session.capabilities.contains(.sort))
+        #expect(await session.enabled.contains(.condstore))
+        let inbox = try await session.select("INBOX")
+        #expect(inbox.messageCount == UInt32(Dovecot.largeMailboxSize))
+        #expect(inbox.uidValidity != nil)
+        #expect(inbox.uidNext == UInt32(Dovecot.largeMailboxSize) + 1)
+        #expect(inbox.permanentFlags.contains(.wildcard))
+        #expect(inbox.highestModificationSequence != nil)
+        await session.logout()
+    }
+
+    @Test func startTLSConnectsAndLogsIn() async throws {
+        let dovecot = try await Dovecot.shared()
+        let tls = ClientTLSConfiguration(additionalTrustPEM: dovecot.certificatePEM)
+        let session = try await IMAPSession.connect(dovecot.configuration(security: .startTLS(tls)))
+        try await session.login(.password(user: "bob", password: Dovecot.password))
+        let status = try await session.status("INBOX")
+        #expect(status.messageCount ?? 0 >= 300)
+        await session.logout()
+    }
+
+    @Test func wrongPasswordIsAnAuthenticationError() async throws {
+        let dovecot = try await Dovecot.shared()
+        let session = try await IMAPSession.connect(dovecot.configuration())
+        do {
+            try await session.login(.password(user: "alice", password: "not-the-password"))
+            Issue.record("logged in with a wrong password")
+        } catch {
+            #expect(error.code == .authentication)
+            #expect(error.responseCode == .authenticationFailed)
+            #expect(!error.message.contains("not-the-password"))
+        }
+        await session.close()
+    }
+
+    @Test func plainTextServerOnATLSPortIsATLSError() async throws {
+        let dovecot = try await Dovecot.shared()
+        var configuration = dovecot.configuration()
+        configuration.port = dovecot.imapPort
+        do {
+            _ = try await IMAPSession.connect(configuration)
+            Issue.record("connected with TLS to a plain-text port")
+        } catch {
+            #expect(error.code == .tls)
+            #expect(error.transportCode == .notTLS)
+        }
+    }
+
+    @Test func credentialsAreNeverLoggedAndTheTraceIsRedacted() async throws {
+        let dovecot = try await Dovecot.shared()
+        let memory = MemoryLogHandler()
+        let session = try await IMAPSession.connect(
+            dovecot.configuration(logger: Logger(label: "test", level: .trace, handler: memory)))
+        try await session.login(.password(user: "alice", password: Dovecot.password))
+        await session.logout()
+        let trace = memory.messages.joined(separator: "\n")
+        #expect(trace.contains("AUTHENTICATE PLAIN ***") || trace.contains("LOGIN ***"))
+        #expect(!trace.contains(Dovecot.password))
+        #expect(!trace.contains("AGFsaWNl"))  // base64 of "\0alice", the start of the PLAIN token
+    }
+
+    struct SearchCase: Sendable, CustomTestStringConvertible {
+        let keys: [SearchKey]
+        let doveadm: [String]
+        var testDescription: String { doveadm.joined(separator: " ") }
+    }
+
+    static let searches: [SearchCase] = [
+        SearchCase(keys: [.from("grace")], doveadm: ["from", "grace"]),
+        SearchCase(keys: [.subject("invoice")], doveadm: ["subject", "invoice"]),
+        SearchCase(keys: [.unseen, .flagged], doveadm: ["unseen", "flagged"]),
+        SearchCase(keys: [.or(.from("apple.com"), .to("bob"))], doveadm: ["or", "from", "apple.com", "to", "bob"]),
+        SearchCase(keys: [.body("quarterly"), .larger(3000)], doveadm: ["body", "quarterly", "larger", "3000"]),
+        SearchCase(keys: [.from("Søren")], doveadm: ["from", "Søren"]),
+        SearchCase(keys: [.subject("会议")], doveadm: ["subject", "会议"]),
+        SearchCase(keys: [.from("Zoë"), .not(.seen)], doveadm: ["from", "Zoë", "not", "seen"]),
+    ]
+
+    @Test(arguments: searches) func searchEqualsDovecotsOwnAnswerOnEveryPath(search: SearchCase) async throws {
+        let dovecot = try await Dovecot.shared()
+        let expected = try await dovecot.doveadmSearch(search.doveadm).sorted(by: >)
+        #expect(!expected.isEmpty, "the generated mailbox should match \(search.doveadm)")
+        // SORT, then ESEARCH without SORT, then plain SEARCH without either.
+        for ignored in [[], [Capability.sort], [.sort, .esearch]] as [[Capability]] {
+            var configuration = dovecot.configuration()
+            configuration.ignoredCapabilities = Set(ignored)
+            let session = try await IMAPSession.connect(configuration)
+            try await session.login(.password(user: "alice", password: Dovecot.password))
+            try await session.select("INBOX", readOnly: true)
+            let uids = try await session.search(search.keys)
+            #expect(uids == expected, "without \(ignored)")
+            await session.logout()
+        }
+    }
+
+    @Test func allTwentyThousandUIDsAreSearchedAndFetchedWithoutAnOverlongLine() async throws {
+        let dovecot = try await Dovecot.shared()
+        let memory = MemoryLogHandler()
+        let session = try await dovecot.session(logger: Logger(label: "test", level: .trace, handler: memory))
+        // Every other UID: the set cannot be compressed, so the commands must be split.
+        let all = try await session.search([.all])
+        #expect(all.count == Dovecot.largeMailboxSize)
+        #expect(all.first == UInt32(Dovecot.largeMailboxSize))
+        let scattered = all.filter { $0 % 2 == 0 }
+        var fetched: Set<UInt32> = []
+        for try await message in session.fetch(SequenceSet(numbers: scattered), items: [.uid, .flags, .envelope]) {
+            if let uid = message.uid { fetched.insert(uid) }
+            #expect(message.envelope != nil)
+        }
+        #expect(fetched == Set(scattered))
+        let inSearch = try await session.search([.uid(SequenceSet(numbers: scattered)), .from("example")])
+        #expect(!inSearch.isEmpty)
+        let commandLines = memory.messages.filter { $0.hasPrefix("C: ") }
+        #expect(commandLines.count > 3)
+        #expect(commandLines.allSatisfy { $0.utf8.count <= 8000 + 3 })
+        await session.logout()
+    }
+
+    @Test func aStoredFlagIsSeenByASecondConnection() async throws {
+        let dovecot = try await Dovecot.shared()
+        let writer = try await dovecot.session(user: "bob")
+        let reader = try await dovecot.session(user: "bob")
+        let result = try await writer.store(SequenceSet(numbers: [11, 12]), .add, [.flagged, "$Pinned"])
+        #expect(result.flags[11]?.contains("$Pinned") == true)
+        var seen: [UInt32: [Flag]] = [:]
+        for try await message in reader.fetch(SequenceSet(numbers: [11, 12]), items: [.flags]) {
+            if let uid = message.uid { seen[uid] = message.flags }
+        }
+        #expect(seen[11]?.contains(.flagged) == true)
+        #expect(seen[12]?.contains("$Pinned") == true)
+        try await writer.store(SequenceSet(numbers: [11, 12]), .remove, ["$Pinned"], silent: true)
+        seen = [:]
+        for try await message in reader.fetch(SequenceSet(numbers: [11, 12]), items: [.flags]) {
+            if let uid = message.uid { seen[uid] = message.flags }
+        }
+        #expect(seen[11]?.contains("$Pinned") == false)
+        await writer.logout()
+        await reader.logout()
+    }
+
+    @Test func conditionalStoreReportsTheRefusedUIDs() async throws {
+        let dovecot = try await Dovecot.shared()
+        let session = try await dovecot.session(user: "bob")
+        try await session.store(SequenceSet(21), .add, [.answered])
+        let result = try await session.store(SequenceSet(numbers: [21]), .add, [.seen], unchangedSince: 1)
+        #expect(result.refused == SequenceSet(21))
+        await session.logout()
+    }
+
+    @Test func idleSeesAFlagChangeAndANewMessageFromAnotherConnection() async throws {
+        let dovecot = try await Dovecot.shared()
+        let watcher = try await dovecot.session(user: "bob")
+        let actor = try await dovecot.session(user: "bob")
+        let before = try #require(await watcher.selectedMailbox?.messageCount)
+        let events = await watcher.events()
+        let collector = Task { () -> (flag: Bool, exists: Bool) in
+            var sawFlag = false
+            var sawExists = false
+            do {
+                for try await event in events {
+                    switch event {
+                    case .flagsChanged(_, _, let flags, _) where flags.contains(.draft): sawFlag = true
+                    case .messageCount(let count) where count > before: sawExists = true
+                    default: break
+                    }
+                    if sawFlag && sawExists { break }
+                }
+            } catch {}
+            return (sawFlag, sawExists)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        try await actor.store(SequenceSet(40), .add, [.draft])
+        let message = "From: Carol <carol@example.com>\r\nTo: bob@example.com\r\nSubject: IDLE test\r\n\r\nHello\r\n"
+        try await actor.execute(.append("INBOX", AppendMessage(data: ByteString(message))))
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(2))
+            collector.cancel()
+        }
+        let (sawFlag, sawExists) = await collector.value
+        timeout.cancel()
+        #expect(sawFlag, "no flag change within 2 seconds")
+        #expect(sawExists, "no new message within 2 seconds")
+        #expect(ContinuousClock.now - started < .seconds(3))
+        // A command while idling ends IDLE, runs, and idling resumes.
+        try await watcher.noop()
+        await watcher.logout()
+        await actor.logout()
+    }
+}

@@ -1,0 +1,197 @@
+import IMAPClient
+import IMAPCore
+import Testing
+import Transport
+
+/// Client behaviours against scripted servers (no Dovecot needed).
+@Suite struct SessionBehaviourTests {
+    static func configuration(port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)) -> IMAPConfiguration {
+        IMAPConfiguration(
+            host: "127.0.0.1", port: port, security: security,
+            timeouts: .init(connect: .seconds(5), tlsHandshake: .seconds(5), commandInactivity: inactivity))
+    }
+
+    @Test func startTLSDoesNotProcessAResponseInjectedAfterTheOK() async throws {
+        let certificate = try ServerTLSConfiguration.selfSigned(hosts: ["localhost", "127.0.0.1"])
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 STARTTLS LOGINDISABLED] hi\r\n") {
+            line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            switch command.uppercased() {
+            case "STARTTLS":
+                // The OK, a forged CAPABILITY and a forged answer to the client's next command (S2),
+                // in the same packet, before the handshake.
+                await connection.send(
+                    "\(tag) OK Begin TLS\r\n* CAPABILITY IMAP4rev1 X-INJECTED AUTH=PLAIN\r\nS2 BAD injected\r\n")
+                try? await connection.startTLS(server: certificate)
+            case "CAPABILITY":
+                await connection.send("* CAPABILITY IMAP4rev1 AUTH=PLAIN IDLE\r\n\(tag) OK done\r\n")
+            default:
+                await connection.send("\(tag) BAD unexpected\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(
+            Self.configuration(
+                port: server.port,
+                security: .startTLS(ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM))))
+        let capabilities = await session.capabilities
+        #expect(!capabilities.contains("X-INJECTED"))
+        #expect(capabilities.contains(.idle))
+        #expect(capabilities.contains(.auth("PLAIN")))
+        await session.close()
+        server.stop()
+    }
+
+    @Test func aServerThatStopsAnsweringGivesATimeoutNotAHang() async throws {
+        let server = try ScriptedServer { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "CAPABILITY" {
+                await connection.send("* CAPABILITY IMAP4rev1\r\n\(tag) OK done\r\n")
+            }
+            // Anything else: silence.
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port, inactivity: .milliseconds(500)))
+        let started = ContinuousClock.now
+        do {
+            try await session.noop()
+            Issue.record("NOOP returned")
+        } catch {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("did not answer NOOP"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(await session.failure?.code == .timeout)
+        server.stop()
+    }
+
+    @Test func aServerThatClosesInTheMiddleOfALiteralGivesAConnectionError() async throws {
+        let server = try ScriptedServer { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased().hasPrefix("SELECT") {
+                await connection.send("* 3 EXISTS\r\n* OK [UIDVALIDITY 7] x\r\n\(tag) OK [READ-WRITE] done\r\n")
+            } else if command.uppercased().hasPrefix("UID FETCH") {
+                await connection.send("* 1 FETCH (UID 1 BODY[] {5000}\r\nFrom: someone\r\n\r\nonly the beginning")
+                connection.close()
+            }
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        try await session.select("INBOX")
+        var received = 0
+        do {
+            for try await _ in session.fetch(SequenceSet(1), items: [.bodySection(peek: true, section: .complete, partial: nil)]) {
+                received += 1
+            }
+            Issue.record("the fetch finished normally")
+        } catch {
+            #expect(error.code == .connection)
+            #expect(error.message.contains("closed"))
+        }
+        #expect(received == 0)
+        do {
+            try await session.noop()
+            Issue.record("NOOP after the connection broke succeeded")
+        } catch {
+            #expect(error.code == .connection)
+        }
+        server.stop()
+    }
+
+    @Test func byeIsReportedWithTheServersText() async throws {
+        let server = try ScriptedServer { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "NOOP" {
+                await connection.send("* BYE Server shutting down for maintenance\r\n")
+                connection.close()
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        do {
+            try await session.noop()
+            Issue.record("NOOP succeeded")
+        } catch {
+            #expect(error.code == .bye)
+            #expect(error.serverText == "Server shutting down for maintenance")
+        }
+        server.stop()
+    }
+
+    @Test func malformedResponseIsAProtocolErrorWithTheOffset() async throws {
+        let server = try ScriptedServer { line, connection in
+            let (tag, _) = ScriptedServer.split(line)
+            await connection.send("* 1 FETCH (UID one)\r\n\(tag) OK done\r\n")
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        do {
+            try await session.noop()
+            Issue.record("NOOP succeeded")
+        } catch {
+            #expect(error.code == .protocolViolation)
+            #expect(error.message.contains("byte"))
+        }
+        server.stop()
+    }
+
+    @Test func plainTextIsRefusedForARemoteHost() async throws {
+        do {
+            _ = try await IMAPSession.connect(
+                IMAPConfiguration(host: "imap.example.com", port: 143, security: .plainTextOnLoopback))
+            Issue.record("connected in plain text to a remote host")
+        } catch {
+            #expect(error.code == .insecure)
+        }
+    }
+
+    @Test func startTLSIsRequiredWhenConfigured() async throws {
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] no tls here\r\n") { line, connection in
+            await connection.send("\(ScriptedServer.split(line).tag) BAD no\r\n")
+        }
+        do {
+            _ = try await IMAPSession.connect(
+                Self.configuration(port: server.port, security: .startTLS(ClientTLSConfiguration())))
+            Issue.record("connected without STARTTLS")
+        } catch {
+            #expect(error.code == .insecure)
+            #expect(error.message.contains("STARTTLS"))
+        }
+        server.stop()
+    }
+
+    @Test func cancellingAFetchStopsIt() async throws {
+        let server = try ScriptedServer { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased().hasPrefix("UID FETCH") {
+                // Endless-looking stream of messages; the client must stop asking for more.
+                var text = ""
+                for uid in 1...2000 { text += "* \(uid) FETCH (UID \(uid) FLAGS ())\r\n" }
+                await connection.send(text + "\(tag) OK done\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(
+            IMAPConfiguration(
+                host: "127.0.0.1", port: server.port, security: .plainTextOnLoopback, maximumCommandLength: 60))
+        // 20,000 scattered UIDs: many commands of at most 60 bytes.
+        let uids = SequenceSet(numbers: (1...20_000).filter { $0 % 2 == 1 }.map { UInt32($0) })
+        let consumer = Task { () -> Int in
+            var count = 0
+            do {
+                for try await _ in session.fetch(uids, items: [.flags]) {
+                    count += 1
+                    if count == 10 { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            } catch let error as IMAPError {
+                #expect(error.code == .cancelled)
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+            return count
+        }
+        let count = await consumer.value
+        #expect(count >= 10 && count < 2000)
+        // The session still works afterwards.
+        try await session.noop()
+        server.stop()
+    }
+}

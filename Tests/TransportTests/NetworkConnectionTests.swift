@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+import Transport
+
+/// A loopback server that runs `handler` for every accepted connection.
+func startServer(
+    tls: ServerTLSConfiguration? = nil, _ handler: @escaping @Sendable (NetworkConnection) async -> Void
+) throws -> NetworkListener {
+    let listener = try NetworkListener(host: "127.0.0.1", port: 0, tls: tls)
+    Task {
+        for await connection in listener.connections {
+            Task { await handler(connection) }
+        }
+    }
+    return listener
+}
+
+/// Echoes every byte back until the peer closes.
+@Sendable func echo(_ connection: NetworkConnection) async {
+    while let bytes = try? await connection.read() {
+        try? await connection.write(bytes)
+    }
+    connection.close()
+}
+
+/// Reads until `count` bytes have arrived.
+func readExactly(_ count: Int, from connection: NetworkConnection) async throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    while bytes.count < count { bytes += try await connection.read(timeout: .seconds(10)) }
+    return bytes
+}
+
+@discardableResult func expectTransportError(
+    _ code: TransportError.Code, _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) async -> TransportError? {
+    do {
+        try await body()
+        Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+    } catch let error as TransportError {
+        #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+@Suite struct NetworkConnectionTests {
+    static let certificateResult = Result { () throws(TransportError) -> ServerTLSConfiguration in
+        try .selfSigned(hosts: ["localhost", "127.0.0.1", "::1"])
+    }
+    static var certificate: ServerTLSConfiguration { get throws { try certificateResult.get() } }
+
+    @Test(arguments: ["localhost", "127.0.0.1"]) func tlsEchoWithTheServersCertificateTrusted(host: String) async throws {
+        let certificate = try Self.certificate
+        let listener = try startServer(tls: certificate, echo)
+        let connection = try await NetworkConnection.connect(
+            host: host, port: listener.port,
+            security: .tls(ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM)))
+        #expect(connection.isTLS)
+        #expect(connection.peerIsLoopback)
+        let message = Array("a1 NOOP\r\n".utf8) + [UInt8](repeating: 0x41, count: 200_000)
+        try await connection.write(message)
+        #expect(try await readExactly(message.count, from: connection) == message)
+        connection.close()
+        listener.stop()
+    }
+
+    @Test func plainTextEcho() async throws {
+        let listener = try startServer(echo)
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        #expect(!connection.isTLS)
+        try await connection.write(Array("hello\r\n".utf8))
+        #expect(try await readExactly(7, from: connection) == Array("hello\r\n".utf8))
+        listener.stop()
+    }
+
+    @Test func selfSignedCertificateThatIsNotTrustedIsRefused() async throws {
+        let listener = try startServer(tls: try Self.certificate, echo)
+        let error = await expectTransportError(.certificateUntrusted) {
+            _ = try await NetworkConnection.connect(
+                host: "localhost", port: listener.port, security: .tls(ClientTLSConfiguration()))
+        }
+        #expect(error?.message.contains("not trusted") == true)
+        #expect(error?.message.contains("self-signed") == true)
+        listener.stop()
+    }
+
+    @Test func certificateForAnotherHostNameIsRefused() async throws {
+        let other = try ServerTLSConfiguration.selfSigned(hosts: ["mail.example.org"])
+        let listener = try startServer(tls: other, echo)
+        let error = await expectTransportError(.hostNameMismatch) {
+            _ = try await NetworkConnection.connect(
+                host: "localhost", port: listener.port,
+                security: .tls(ClientTLSConfiguration(additionalTrustPEM: other.certificateChainPEM)))
+        }
+        #expect(error?.message.contains("localhost") == true)
+        let ipError = await expectTransportError(.hostNameMismatch) {
+            _ = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: listener.port,
+                security: .tls(ClientTLSConfiguration(additionalTrustPEM: other.certificateChainPEM)))
+        }
+        #expect(ipError != nil)
+        listener.stop()
+    }
+
+    @Test func expiredCertificateIsRefused() async throws {
+        let expired = try ServerTLSConfiguration.selfSigned(
+            hosts: ["localhost"], validFromOffset: -10 * 86400, validForSeconds: 86400)
+        let listener = try startServer(tls: expired, echo)
+        let error = await expectTransportError(.certificateExpired) {
+            _ = try await NetworkConnection.connect(
+                host: "localhost", port: listener.port,
+                security: .tls(ClientTLSConfiguration(additionalTrustPEM: expired.certificateChainPEM)))
+        }
+        #expect(error?.message.contains("expired") == true)
+        listener.stop()
+    }
+
+    @Test func plainTextServerOnATLSPort() async throws {
+        let listener = try startServer { connection in
+            try? await connection.write(Array("* OK [CAPABILITY IMAP4rev1] plain server ready\r\n".utf8))
+            _ = try? await connection.read(timeout: .seconds(5))
+            connection.close()
+        }
+        let error = await expectTransportError(.notTLS) {
+            _ = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: listener.port, security: .tls(ClientTLSConfiguration()))
+        }
+        #expect(error?.message.contains("does not speak TLS") == true)
+        listener.stop()
+    }
+
+    @Test func startTLSThrowsAwayBytesThatCameBeforeTheHandshake() async throws {
+        let certificate = try Self.certificate
+        let listener = try startServer { connection in
+            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            // The OK and an injected response in the same packet, then TLS.
+            try? await connection.write(Array("a OK Begin TLS\r\n* OK [CAPABILITY IMAP4rev1] injected\r\n".utf8))
+            try? await connection.startTLS(server: certificate)
+            try? await connection.write(Array("* OK protected\r\n".utf8))
+            await echo(connection)
+        }
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        try await connection.write(Array("a STARTTLS\r\n".utf8))
+        // Wait until the OK line has certainly arrived (with the injected line behind it) ...
+        try await Task.sleep(for: .milliseconds(200))
+        // ... and upgrade without reading it: nothing that came before the handshake may surface.
+        try await connection.startTLS(
+            ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM), serverName: "localhost")
+        #expect(connection.isTLS)
+        let first = String(decoding: try await readExactly(16, from: connection), as: UTF8.self)
+        #expect(first == "* OK protected\r\n")
+        listener.stop()
+    }
+
+    @Test func readTimesOutWhenTheServerSaysNothing() async throws {
+        let listener = try startServer { connection in
+            try? await Task.sleep(for: .seconds(5))
+            connection.close()
+        }
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let started = ContinuousClock.now
+        await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(300)) }
+        #expect(ContinuousClock.now - started < .seconds(4))
+        listener.stop()
+    }
+
+    @Test func peerClosingMidStreamGivesTheDataThenConnectionClosed() async throws {
+        let listener = try startServer { connection in
+            try? await connection.write(Array("* 1 FETCH (BODY[] {100}\r\nonly part".utf8))
+            connection.close()
+        }
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        var received: [UInt8] = []
+        let error = await expectTransportError(.connectionClosed) {
+            while true { received += try await connection.read(timeout: .seconds(5)) }
+        }
+        #expect(String(decoding: received, as: UTF8.self).hasSuffix("only part"))
+        #expect(error?.message.contains("closed") == true)
+        listener.stop()
+    }
+
+    @Test func cancellingAReadEndsItPromptly() async throws {
+        let listener = try startServer { connection in
+            try? await Task.sleep(for: .seconds(5))
+            connection.close()
+        }
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let reader = Task { () -> TransportError.Code? in
+            do {
+                _ = try await connection.read()
+                return nil
+            } catch let error as TransportError {
+                return error.code
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        reader.cancel()
+        #expect(await reader.value == .cancelled)
+        // The connection still works after a cancelled read.
+        await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(100)) }
+        listener.stop()
+    }
+
+    @Test func refusedConnectionAndUnknownHost() async throws {
+        let listener = try NetworkListener(host: "127.0.0.1", port: 0)
+        let port = listener.port
+        listener.stop()
+        try await Task.sleep(for: .milliseconds(100))
+        await expectTransportError(.connectionRefused) {
+            _ = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
+        }
+        await expectTransportError(.hostNotFound) {
+            _ = try await NetworkConnection.connect(host: "no-such-host.invalid", port: 993, security: .plainText)
+        }
+    }
+
+    @Test func manyConcurrentTLSConnections() async throws {
+        let certificate = try Self.certificate
+        let listener = try startServer(tls: certificate, echo)
+        let trust = ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let connection = try await NetworkConnection.connect(
+                        host: "localhost", port: listener.port, security: .tls(trust))
+                    let message = Array("message \(index)\r\n".utf8)
+                    try await connection.write(message)
+                    let reply = try await readExactly(message.count, from: connection)
+                    connection.close()
+                    return reply == message
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 50)
+        #expect(results.allSatisfy { $0 })
+        listener.stop()
+    }
+}
