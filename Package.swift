@@ -33,9 +33,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "MailSearch", dependencies: ["IMAPClient"], swiftSettings: strictSettings),
+        .target(name: "MailSearchCLI", dependencies: ["IMAPCore", "MailMIME"], swiftSettings: strictSettings),
         .executableTarget(
             name: "mailsearch",
-            dependencies: ["MailSearch", "IMAPCore", "MailMIME"],
+            dependencies: ["MailSearchCLI", "MailSearch", "IMAPCore", "MailMIME"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -54,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MailSearchCLITests",
-            dependencies: ["IMAPCore"],
+            dependencies: ["MailSearchCLI", "IMAPCore"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A source of bytes read in chunks: a file, standard input, or memory in tests.
+public protocol ByteReader: AnyObject {
+    /// Reads up to `maximumCount` bytes into the front of `buffer` (which it may grow) and returns
+    /// how many it read; 0 means the end of the input.
+    func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int
+}
+
+/// Reads a file descriptor with read(2). Owns the descriptor (closes it on deinit) unless it was
+/// created with `borrowing:`.
+public final class FileReader: ByteReader {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens `path` for reading.
+    public init(path: String) throws(SystemCallError) {
+        descriptor = try systemCall("open") { open(path, O_RDONLY | O_CLOEXEC) }
+        ownsDescriptor = true
+    }
+
+    /// Reads `descriptor` without taking it over (standard input).
+    public init(borrowing descriptor: Int32) {
+        self.descriptor = descriptor
+        ownsDescriptor = false
+    }
+
+    /// Standard input.
+    public static func standardInput() -> FileReader { FileReader(borrowing: STDIN_FILENO) }
+
+    deinit {
+        if ownsDescriptor { _ = close(descriptor) }
+    }
+
+    public func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int {
+        if buffer.count < maximumCount {
+            buffer.append(contentsOf: repeatElement(0, count: maximumCount - buffer.count))
+        }
+        let descriptor = self.descriptor
+        return try systemCall("read") {
+            buffer.withUnsafeMutableBytes { raw in readBytes(descriptor, raw.baseAddress, maximumCount) }
+        }
+    }
+}
+
+private func readBytes(_ descriptor: Int32, _ start: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, start, count)
+}
+
+/// Bytes in memory, handed out in chunks of at most `chunkSize` (tests use small chunks to
+/// exercise streaming).
+public final class MemoryReader: ByteReader {
+    private let bytes: [UInt8]
+    private let chunkSize: Int
+    private var position = 0
+
+    public init(_ bytes: [UInt8], chunkSize: Int = .max) {
+        self.bytes = bytes
+        self.chunkSize = max(1, chunkSize)
+    }
+
+    public func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int {
+        let count = min(maximumCount, chunkSize, bytes.count - position)
+        if buffer.count < count { buffer.append(contentsOf: repeatElement(0, count: count - buffer.count)) }
+        buffer.replaceSubrange(0..<count, with: bytes[position..<(position + count)])
+        position += count
+        return count
+    }
+}

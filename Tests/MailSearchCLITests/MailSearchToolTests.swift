@@ -1,0 +1,196 @@
+import MailSearchCLI
+import Testing
+
+@Suite struct MailSearchToolTests {
+    @Test func noCommandIsAUsageError() {
+        let run = runTool([])
+        #expect(run.status == .usageError)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError == "error: no command given; run \"mailsearch help\" for the list of commands\n")
+    }
+
+    @Test func unknownCommandIsAUsageError() {
+        let run = runTool(["frobnicate", "--json"])
+        #expect(run.status == .usageError)
+        #expect(run.status.rawValue == 64)
+        #expect(run.standardOutput.isEmpty)
+        #expect(
+            run.standardError
+                == "error: unknown command \"frobnicate\"; run \"mailsearch help\" for the list of commands\n"
+        )
+    }
+
+    @Test func misspeltSubcommandGetsASuggestion() {
+        let run = runTool(["debug", "prase", "x"])
+        #expect(run.status == .usageError)
+        #expect(run.standardError == "error: unknown command \"debug prase\"; did you mean \"debug parse\"?\n")
+    }
+
+    @Test func groupWithoutSubcommand() {
+        let run = runTool(["debug"])
+        #expect(run.status == .usageError)
+        #expect(
+            run.standardError
+                == "error: \"mailsearch debug\" needs a subcommand (parse); run \"mailsearch help debug\" for what each does\n"
+        )
+    }
+
+    @Test func unknownOptionBeforeTheCommand() {
+        let run = runTool(["--hepl"])
+        #expect(run.status == .usageError)
+        #expect(run.standardError == "error: unknown option \"--hepl\"; did you mean \"--help\"?\n")
+    }
+
+    @Test func missingFileArgument() {
+        let run = runTool(["debug", "parse"])
+        #expect(run.status == .usageError)
+        #expect(run.standardOutput.isEmpty)
+        #expect(
+            run.standardError
+                == "error: missing argument <file>; usage: mailsearch debug parse <file> "
+                + "(\"mailsearch debug parse --help\" explains)\n")
+    }
+
+    @Test func unknownOptionOfACommand() {
+        let run = runTool(["debug", "parse", "--jsn", "x"])
+        #expect(run.status == .usageError)
+        #expect(run.standardError.hasPrefix("error: unknown option \"--jsn\" for \"mailsearch debug parse\"; "))
+    }
+
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func toolHelp(arguments: [String]) {
+        let run = runTool(arguments)
+        #expect(run.status == .success)
+        #expect(run.standardError.isEmpty)
+        let help = run.standardOutput
+        #expect(help.hasPrefix("OVERVIEW: "))
+        #expect(help.contains("\n\nUSAGE: mailsearch <command> [<options>]\n\nCOMMANDS:\n"))
+        #expect(
+            help.contains("\n  debug parse <file>    Parse raw server bytes; print each response as one JSON line.\n"))
+        #expect(help.contains("\n  help [<command>]      "))
+        #expect(help.hasSuffix("OPTIONS:\n  -h, --help            Show help information.\n"))
+        // Only commands that work are listed.
+        for notYet in ["search", "list", "show", "history", "suggest", "watch", "mailboxes"] {
+            #expect(!help.contains("\n  \(notYet)"))
+        }
+    }
+
+    @Test(arguments: [["help", "debug"], ["debug", "--help"], ["debug", "-h"]])
+    func groupHelp(arguments: [String]) {
+        let run = runTool(arguments)
+        #expect(run.status == .success)
+        #expect(
+            run.standardOutput == """
+                OVERVIEW: Tools for looking at IMAP traffic without a server.
+
+                USAGE: mailsearch debug <subcommand>
+
+                SUBCOMMANDS:
+                  parse <file>          Parse raw server bytes; print each response as one JSON line.
+
+                  See "mailsearch help debug <subcommand>" for the help of one subcommand.
+
+                OPTIONS:
+                  -h, --help            Show help information.
+
+                """)
+    }
+
+    @Test(arguments: [
+        ["help", "debug", "parse"], ["help", "debug parse"], ["debug", "parse", "--help"],
+        ["debug", "parse", "x", "-h"],
+    ])
+    func commandHelp(arguments: [String]) {
+        let run = runTool(arguments)
+        #expect(run.status == .success)
+        #expect(run.standardError.isEmpty)
+        let help = run.standardOutput
+        #expect(help.hasPrefix("OVERVIEW: Parse raw server bytes; print each response as one JSON line.\n\n"))
+        #expect(help.contains("\n\nUSAGE: mailsearch debug parse <file>\n\n"))
+        #expect(
+            help.contains("ARGUMENTS:\n  <file>                A file of raw server bytes, or - for standard input.\n"))
+        #expect(help.hasSuffix("OPTIONS:\n  -h, --help            Show help information.\n"))
+    }
+
+    @Test func helpOfAnUnknownCommand() {
+        let run = runTool(["help", "nosuch"])
+        #expect(run.status == .usageError)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasPrefix("error: unknown command \"nosuch\"; "))
+        #expect(runTool(["help", "debug", "parse", "more"]).status == .usageError)
+    }
+
+    @Test func doubleDashMakesHelpAFileName() {
+        let run = runTool(["debug", "parse", "--", "--help"])
+        #expect(run.status == .failure)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasPrefix("error: cannot read --help: "))
+    }
+}
+
+/// A command registered from outside, as later commands will be: its options, validate() before
+/// run(), and a failure's exit code.
+@Suite struct CommandRegistryTests {
+    struct Greet: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "greet", abstract: "Say hello.",
+            arguments: [ArgumentDefinition(name: "name", help: "Who to greet.", isRepeating: true)],
+            options: [
+                .flag("loud", help: "Shout."),
+                .option("times", value: "n", help: "How often (1-3)."),
+            ])
+
+        var names: [String]
+        var loud: Bool
+        var times: Int
+
+        init(parsing arguments: ParsedArguments) throws(UsageError) {
+            names = arguments.arguments("name")
+            loud = arguments.flag("loud")
+            times = try arguments.integer("times", in: 0...100) ?? 1
+        }
+
+        func validate() throws(UsageError) {
+            if times > 3 { throw UsageError("--times must be at most 3", hint: "say it fewer times") }
+        }
+
+        func run(context: CommandContext) throws(CommandFailure) {
+            if names == ["nobody"] { throw CommandFailure("nobody answered", exitCode: .temporaryFailure) }
+            let line = "hello, " + names.joined(separator: " and ")
+            for _ in 0..<times { context.standardOutput.write((loud ? line.uppercased() : line) + "\n") }
+        }
+    }
+
+    var tool: MailSearchTool {
+        var registry = CommandRegistry.standard()
+        registry.register(Greet.self)
+        return MailSearchTool(abstract: "Test tool.", registry: registry)
+    }
+
+    @Test func runsWithOptionsAndArguments() {
+        let run = runTool(["greet", "--times=2", "ann", "--loud", "--", "-bob-"], tool: tool)
+        #expect(run.status == .success)
+        #expect(run.lines == ["HELLO, ANN AND -BOB-", "HELLO, ANN AND -BOB-"])
+    }
+
+    @Test func validateRunsBeforeRun() {
+        let run = runTool(["greet", "--times", "5", "ann"], tool: tool)
+        #expect(run.status == .usageError)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError == "error: --times must be at most 3; say it fewer times\n")
+    }
+
+    @Test func failureExitCodeAndMessage() {
+        let run = runTool(["greet", "nobody"], tool: tool)
+        #expect(run.status == .temporaryFailure)
+        #expect(run.status.rawValue == 75)
+        #expect(run.standardError == "error: nobody answered\n")
+    }
+
+    @Test func listedInTheHelpWithItsOptions() {
+        #expect(runTool(["--help"], tool: tool).standardOutput.contains("\n  greet <name> ...      Say hello.\n"))
+        let help = runTool(["help", "greet"], tool: tool).standardOutput
+        #expect(help.contains("USAGE: mailsearch greet [<options>] <name> ...\n"))
+        #expect(help.contains("  --loud                Shout.\n  --times <n>           How often (1-3).\n"))
+    }
+}
