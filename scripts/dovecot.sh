@@ -102,12 +102,16 @@ EOF
 # ------------------------------------------------------------------------------- start
 
 write_config() { # write_config DIR IMAP_PORT IMAPS_PORT
-    local dir=$1 p_imap=$2 p_imaps=$3 dh_line="" chroot_line="" internal login
+    local dir=$1 p_imap=$2 p_imaps=$3 dh_line="" chroot_line="" internal login group_line=""
+    # limits: as root the master raises its fd limit itself; a user can't go past ulimit -n
+    local procs=1100 clients=2000 login_clients=1000 imap_procs=1024
     if [[ $EUID -eq 0 ]]; then
         internal=dovecot; login=dovenull
     else
         # unprivileged: everything runs as the calling user, and login can't chroot
         internal=$(id -un); login=$internal; chroot_line="  chroot ="
+        group_line="default_internal_group = $(id -gn)"
+        procs=100; clients=200; login_clients=100; imap_procs=100
     fi
     # Debian ships DH parameters; without them only ECDHE suites are offered (fine too)
     [[ -r /usr/share/dovecot/dh.pem ]] && dh_line="ssl_dh = </usr/share/dovecot/dh.pem"
@@ -127,8 +131,9 @@ default_internal_user = $internal
 default_login_user = $login
 first_valid_uid = $MAIL_UID
 first_valid_gid = $MAIL_GID
-default_process_limit = 1100
-default_client_limit = 2000
+$group_line
+default_process_limit = $procs
+default_client_limit = $clients
 
 ssl = yes
 ssl_cert = <$dir/cert.pem
@@ -182,11 +187,14 @@ service imap-login {
   service_count = 0
   process_min_avail = 1
   process_limit = 4
-  client_limit = 1000
+  client_limit = $login_clients
 $chroot_line
 }
 service imap {
-  process_limit = 1024
+  process_limit = $imap_procs
+}
+service anvil {
+$chroot_line
 }
 EOF
 }
@@ -365,7 +373,9 @@ cmd_start() {
         if [[ $out == *"Address already in use"* && $attempt -lt 5 ]]; then
             continue
         fi
-        local first=${out%%$'\n'*}
+        local first
+        first=$(grep -m1 -E '(Fatal|Error):' <<<"$out" || true)
+        [[ -n $first ]] || first=${out%%$'\n'*}
         die 1 "dovecot failed to start: ${first:-see log} (config and log kept in $dir)." "$dir"
     done
 
