@@ -311,6 +311,18 @@ fill_maildirs() { # fill_maildirs DIR ; uses USERS_LIST and MAILDIR_FROM
     chmod 755 "$dir/mail"
 }
 
+CREATED_DIR=""
+cleanup_failed_start() {
+    local rc=$?
+    [[ $rc -ne 0 && -n $CREATED_DIR && ${DOVECOT_KEEP_FAILED:-0} != 1 ]] || return 0
+    local pid
+    if [[ -s $CREATED_DIR/run/master.pid ]]; then
+        pid=$(cat "$CREATED_DIR/run/master.pid")
+        alive "$pid" && kill -KILL "$pid" 2>/dev/null
+    fi
+    rm -rf -- "$CREATED_DIR"
+}
+
 cmd_start() {
     local dir="" users=$DEFAULT_USERS
     MAILDIR_FROM=()
@@ -336,6 +348,10 @@ cmd_start() {
 
     if [[ -z $dir ]]; then
         dir=$(mktemp -d "${TMPDIR:-/tmp}/mailsearch-dovecot.XXXXXX")
+        # a failed start removes the directory it made (after showing the log tail),
+        # unless DOVECOT_KEEP_FAILED=1
+        CREATED_DIR=$dir
+        trap cleanup_failed_start EXIT
     else
         mkdir -p "$dir"
         dir=$(cd "$dir" && pwd -P)
@@ -343,7 +359,7 @@ cmd_start() {
             && die 1 "a Dovecot already runs in $dir (stop it first)"
     fi
     # unix socket paths must stay under ~100 bytes
-    [[ ${#dir} -le 60 ]] || die 2 "directory path too long for Dovecot's sockets: $dir"
+    [[ ${#dir} -le 70 ]] || die 2 "directory path too long for Dovecot's sockets: $dir"
     touch "$dir/$MARKER"
     # the login (dovenull), auth (dovecot) and mail processes must be able to enter DIR
     chmod 755 "$dir"
@@ -376,7 +392,7 @@ cmd_start() {
         local first
         first=$(grep -m1 -E '(Fatal|Error):' <<<"$out" || true)
         [[ -n $first ]] || first=${out%%$'\n'*}
-        die 1 "dovecot failed to start: ${first:-see log} (config and log kept in $dir)." "$dir"
+        die 1 "dovecot failed to start: ${first:-see log}." "$dir"
     done
 
     local pid=""
@@ -384,10 +400,10 @@ cmd_start() {
         [[ -s $dir/run/master.pid ]] && { pid=$(cat "$dir/run/master.pid"); break; }
         sleep 0.05
     done
-    [[ -n $pid ]] || die 1 "dovecot started but wrote no master.pid (kept $dir)." "$dir"
+    [[ -n $pid ]] || die 1 "dovecot started but wrote no master.pid." "$dir"
     if ! wait_ready "$p_imap" "$p_imaps" "$dir/cert.pem" 20 2>>"$dir/dovecot.log"; then
         kill "$pid" 2>/dev/null || true
-        die 1 "dovecot did not answer on ports $p_imap/$p_imaps within 20 s (kept $dir)." "$dir"
+        die 1 "dovecot did not answer on ports $p_imap/$p_imaps within 20 s." "$dir"
     fi
     local line="DOVECOT_DIR=$dir DOVECOT_IMAP_PORT=$p_imap DOVECOT_IMAPS_PORT=$p_imaps DOVECOT_CA=$dir/cert.pem DOVECOT_PID=$pid"
     printf '%s\n' "$line" >"$dir/env"
