@@ -22,7 +22,7 @@ die() { # die CODE MESSAGE [DIR-for-log-tail]
     local code=$1 msg=$2 dir=${3:-}
     echo "$PROG: $msg" >&2
     if [[ -n $dir && -f $dir/dovecot.log ]]; then
-        echo "--- last lines of $dir/dovecot.log ---" >&2
+        echo "--- last lines of dovecot.log ---" >&2
         tail -n 20 "$dir/dovecot.log" >&2 || true
     fi
     exit "$code"
