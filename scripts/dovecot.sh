@@ -22,7 +22,7 @@ die() { # die CODE MESSAGE [DIR-for-log-tail]
     local code=$1 msg=$2 dir=${3:-}
     echo "$PROG: $msg" >&2
     if [[ -n $dir && -f $dir/dovecot.log ]]; then
-        echo "--- last lines of $dir/dovecot.log ---" >&2
+        echo "--- last lines of dovecot.log ---" >&2
         tail -n 20 "$dir/dovecot.log" >&2 || true
     fi
     exit "$code"
@@ -102,12 +102,16 @@ EOF
 # ------------------------------------------------------------------------------- start
 
 write_config() { # write_config DIR IMAP_PORT IMAPS_PORT
-    local dir=$1 p_imap=$2 p_imaps=$3 dh_line="" chroot_line="" internal login
+    local dir=$1 p_imap=$2 p_imaps=$3 dh_line="" chroot_line="" internal login group_line=""
+    # limits: as root the master raises its fd limit itself; a user can't go past ulimit -n
+    local procs=1100 clients=2000 login_clients=1000 imap_procs=1024
     if [[ $EUID -eq 0 ]]; then
         internal=dovecot; login=dovenull
     else
         # unprivileged: everything runs as the calling user, and login can't chroot
         internal=$(id -un); login=$internal; chroot_line="  chroot ="
+        group_line="default_internal_group = $(id -gn)"
+        procs=100; clients=200; login_clients=100; imap_procs=100
     fi
     # Debian ships DH parameters; without them only ECDHE suites are offered (fine too)
     [[ -r /usr/share/dovecot/dh.pem ]] && dh_line="ssl_dh = </usr/share/dovecot/dh.pem"
@@ -127,8 +131,9 @@ default_internal_user = $internal
 default_login_user = $login
 first_valid_uid = $MAIL_UID
 first_valid_gid = $MAIL_GID
-default_process_limit = 1100
-default_client_limit = 2000
+$group_line
+default_process_limit = $procs
+default_client_limit = $clients
 
 ssl = yes
 ssl_cert = <$dir/cert.pem
@@ -182,11 +187,14 @@ service imap-login {
   service_count = 0
   process_min_avail = 1
   process_limit = 4
-  client_limit = 1000
+  client_limit = $login_clients
 $chroot_line
 }
 service imap {
-  process_limit = 1024
+  process_limit = $imap_procs
+}
+service anvil {
+$chroot_line
 }
 EOF
 }
@@ -303,6 +311,18 @@ fill_maildirs() { # fill_maildirs DIR ; uses USERS_LIST and MAILDIR_FROM
     chmod 755 "$dir/mail"
 }
 
+CREATED_DIR=""
+cleanup_failed_start() {
+    local rc=$?
+    [[ $rc -ne 0 && -n $CREATED_DIR && ${DOVECOT_KEEP_FAILED:-0} != 1 ]] || return 0
+    local pid
+    if [[ -s $CREATED_DIR/run/master.pid ]]; then
+        pid=$(cat "$CREATED_DIR/run/master.pid")
+        alive "$pid" && kill -KILL "$pid" 2>/dev/null
+    fi
+    rm -rf -- "$CREATED_DIR"
+}
+
 cmd_start() {
     local dir="" users=$DEFAULT_USERS
     MAILDIR_FROM=()
@@ -328,6 +348,10 @@ cmd_start() {
 
     if [[ -z $dir ]]; then
         dir=$(mktemp -d "${TMPDIR:-/tmp}/mailsearch-dovecot.XXXXXX")
+        # a failed start removes the directory it made (after showing the log tail),
+        # unless DOVECOT_KEEP_FAILED=1
+        CREATED_DIR=$dir
+        trap cleanup_failed_start EXIT
     else
         mkdir -p "$dir"
         dir=$(cd "$dir" && pwd -P)
@@ -335,7 +359,7 @@ cmd_start() {
             && die 1 "a Dovecot already runs in $dir (stop it first)"
     fi
     # unix socket paths must stay under ~100 bytes
-    [[ ${#dir} -le 60 ]] || die 2 "directory path too long for Dovecot's sockets: $dir"
+    [[ ${#dir} -le 70 ]] || die 2 "directory path too long for Dovecot's sockets: $dir"
     touch "$dir/$MARKER"
     # the login (dovenull), auth (dovecot) and mail processes must be able to enter DIR
     chmod 755 "$dir"
@@ -365,8 +389,10 @@ cmd_start() {
         if [[ $out == *"Address already in use"* && $attempt -lt 5 ]]; then
             continue
         fi
-        local first=${out%%$'\n'*}
-        die 1 "dovecot failed to start: ${first:-see log} (config and log kept in $dir)." "$dir"
+        local first
+        first=$(grep -m1 -E '(Fatal|Error):' <<<"$out" || true)
+        [[ -n $first ]] || first=${out%%$'\n'*}
+        die 1 "dovecot failed to start: ${first:-see log}." "$dir"
     done
 
     local pid=""
@@ -374,10 +400,10 @@ cmd_start() {
         [[ -s $dir/run/master.pid ]] && { pid=$(cat "$dir/run/master.pid"); break; }
         sleep 0.05
     done
-    [[ -n $pid ]] || die 1 "dovecot started but wrote no master.pid (kept $dir)." "$dir"
+    [[ -n $pid ]] || die 1 "dovecot started but wrote no master.pid." "$dir"
     if ! wait_ready "$p_imap" "$p_imaps" "$dir/cert.pem" 20 2>>"$dir/dovecot.log"; then
         kill "$pid" 2>/dev/null || true
-        die 1 "dovecot did not answer on ports $p_imap/$p_imaps within 20 s (kept $dir)." "$dir"
+        die 1 "dovecot did not answer on ports $p_imap/$p_imaps within 20 s." "$dir"
     fi
     local line="DOVECOT_DIR=$dir DOVECOT_IMAP_PORT=$p_imap DOVECOT_IMAPS_PORT=$p_imaps DOVECOT_CA=$dir/cert.pem DOVECOT_PID=$pid"
     printf '%s\n' "$line" >"$dir/env"

@@ -277,6 +277,20 @@ def online_checks(work, maildir, man):
           r.returncode == 3 and "dovecot is not installed (apt-get install dovecot-imapd)" in r.stderr
           and r.stdout == "", (r.returncode, r.stderr))
 
+    # a Dovecot that fails to start: one sentence with the log tail, no directory left
+    fake = os.path.join(work, "fakebin")
+    os.makedirs(fake)
+    for name in ("dovecot", "doveadm"):
+        with open(os.path.join(fake, name), "w") as fh:
+            fh.write("#!/bin/sh\necho 'Fatal: listen(127.0.0.1, 1) failed: simulated' >&2\nexit 89\n")
+        os.chmod(os.path.join(fake, name), 0o755)
+    tmp = tempfile.mkdtemp(prefix="ms.", dir="/tmp")  # short: socket paths are limited
+    r = run([DOVECOT_SH, "start"], env=dict(os.environ, DOVECOT_BINDIR=fake, TMPDIR=tmp))
+    check("a failed start: exit 1, reason and log tail on stderr, nothing on stdout, no directory left",
+          r.returncode == 1 and "simulated" in r.stderr.splitlines()[0] and r.stdout == ""
+          and "last lines of" in r.stderr and os.listdir(tmp) == [], (r.returncode, r.stderr))
+    shutil.rmtree(tmp, ignore_errors=True)
+
     source_before = tree_snapshot(maildir)
     t0 = time.monotonic()
     r = run([DOVECOT_SH, "start", "--users", "alice:%s,bob:%s" % (ALICE_PW, BOB_PW),
