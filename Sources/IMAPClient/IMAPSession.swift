@@ -328,11 +328,11 @@ public actor IMAPSession {
         guard let oldest = waiting.map({ $0.sentAt }).min() else { return }
         let since = max(lastActivity, oldest)
         if ContinuousClock.now - since >= configuration.timeouts.commandInactivity {
-            let seconds = configuration.timeouts.commandInactivity.components.seconds
+            let seconds = configuration.timeouts.commandInactivity.spokenSeconds
             fail(
                 with: IMAPError(
                     .timeout,
-                    "the server did not answer \(waiting[0].command.name) for \(seconds) seconds; the session was closed, try again later"
+                    "the server did not answer \(waiting[0].command.name) for \(seconds); the session was closed, try again later"
                 ))
             connection.close()
         }

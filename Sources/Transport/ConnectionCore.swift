@@ -293,10 +293,10 @@ final class ConnectionCore: @unchecked Sendable {
             return expired
         }
         for read in expired {
-            let seconds = read.timeout.map { "\($0.components.seconds)" } ?? "?"
             read.continuation.resume(
                 throwing: TransportError(
-                    .readTimeout, "the server sent nothing for \(seconds) seconds; it may be overloaded or unreachable"))
+                    .readTimeout,
+                    "the server sent nothing for \(describe(read.timeout)); it may be overloaded or unreachable"))
         }
     }
 
@@ -569,7 +569,7 @@ final class ConnectionCore: @unchecked Sendable {
         if timedOut {
             throw TransportError(
                 .connectTimeout,
-                "could not connect to \(target) within \(plan.timeouts.connect.components.seconds) seconds; check the host, the port and the network")
+                "could not connect to \(target) within \(describe(plan.timeouts.connect)); check the host, the port and the network")
         }
         if refused == attempts && attempts > 0 {
             throw TransportError(
@@ -617,6 +617,21 @@ final class ConnectionCore: @unchecked Sendable {
             }
         }
         peerIsLoopback.store(loopback, ordering: .relaxed)
+    }
+}
+
+/// "30 seconds", "0.5 seconds": a timeout for a message.
+func describe(_ duration: Duration?) -> String {
+    guard let duration else { return "a while" }
+    return duration.spokenSeconds
+}
+
+extension Duration {
+    /// "30 seconds", "0.5 seconds": for messages people read.
+    package var spokenSeconds: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        if seconds == seconds.rounded() { return "\(Int(seconds)) seconds" }
+        return "\((seconds * 10).rounded() / 10) seconds"
     }
 }
 

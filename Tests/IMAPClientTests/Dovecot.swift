@@ -104,16 +104,21 @@ enum Dovecot {
         guard let directory = values["DOVECOT_DIR"], let imap = values["DOVECOT_IMAP_PORT"].flatMap({ Int($0) }),
             let imaps = values["DOVECOT_IMAPS_PORT"].flatMap({ Int($0) }), let ca = values["DOVECOT_CA"]
         else { throw IMAPError(.connection, "dovecot.sh start printed no environment line: \(line)") }
-        stopCommand.withLock { $0 = directory }
-        atexit {
-            if let directory = Dovecot.stopCommand.withLock({ $0 }) {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Dovecot.script("dovecot.sh"))
-                process.arguments = ["stop", directory]
-                try? process.run()
-                process.waitUntilExit()
-            }
-        }
+        // Stop Dovecot when this test process ends, however it ends: a watcher outlives it.
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: "/bin/bash")
+        watcher.arguments = [
+            "-c",
+            // Alive means: the process exists and is not a zombie (its parent may reap it late).
+            "while [ -e /proc/\(getpid()) ] && ! grep -q '^State:.*Z' /proc/\(getpid())/status; do sleep 1; done; "
+                + "exec \"$0\" stop \"$1\" >/dev/null 2>&1",
+            script("dovecot.sh"), directory,
+        ]
+        // It must not hold the test runner's output pipes open, or the runner waits for it.
+        watcher.standardInput = FileHandle.nullDevice
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
         _ = try? await run(script("dovecot.sh"), ["index", directory, "alice"])
         _ = try? await run(script("dovecot.sh"), ["index", directory, "bob"])
         try? FileManager.default.removeItem(at: work)
@@ -121,8 +126,6 @@ enum Dovecot {
             directory: directory, imapPort: imap, imapsPort: imaps,
             certificatePEM: [UInt8](try Data(contentsOf: URL(fileURLWithPath: ca))))
     }
-
-    static let stopCommand = Mutex<String?>(nil)
 
     /// Runs a program without blocking the cooperative pool; returns its standard output.
     static func run(_ executable: String, _ arguments: [String]) async throws -> String {
