@@ -13,7 +13,8 @@ extension IMAPSession {
         guard !isAuthenticated else { return }
         guard connection.isTLS || connection.peerIsLoopback else {
             throw IMAPError(
-                .insecure, "refusing to send credentials over an unencrypted connection to \(configuration.host); use TLS")
+                .insecure,
+                "refusing to send credentials over an unencrypted connection to \(configuration.host); use TLS")
         }
         let mechanisms = Set(capabilities.compactMap { $0.authenticationMechanism?.uppercased() })
         let saslIR = capabilities.contains(.saslIR)
@@ -23,7 +24,8 @@ extension IMAPSession {
             if mechanisms.contains("PLAIN") || capabilities.contains(.loginDisabled) {
                 guard mechanisms.contains("PLAIN") else {
                     throw IMAPError(
-                        .unsupported, "the server disables LOGIN and offers no AUTHENTICATE PLAIN; it cannot take a password")
+                        .unsupported,
+                        "the server disables LOGIN and offers no AUTHENTICATE PLAIN; it cannot take a password")
                 }
                 let token = ByteString(Base64.encode(Array("\0\(user)\0\(password)".utf8)))
                 tagged = try await authenticate(mechanism: "PLAIN", token: token, initialResponse: saslIR)
@@ -52,7 +54,9 @@ extension IMAPSession {
         }
     }
 
-    private func authenticate(mechanism: String, token: ByteString, initialResponse: Bool) async throws(IMAPError)
+    private func authenticate(
+        mechanism: String, token: ByteString, initialResponse: Bool
+    ) async throws(IMAPError)
         -> TaggedResponse
     {
         if initialResponse {
@@ -142,7 +146,7 @@ extension IMAPSession {
         if capabilities.contains(.sort) {
             do {
                 return try await sortNewestFirst(keys, charset: "UTF-8")
-            } catch where error.responseCode.isBadCharset {
+            } catch  where error.responseCode.isBadCharset {
                 guard isASCII else { throw Self.cannotSearchNonASCII(error) }
                 return try await sortNewestFirst(keys, charset: "US-ASCII")
             }
@@ -150,9 +154,9 @@ extension IMAPSession {
         let charset = isASCII || utf8Mode ? nil : "UTF-8"
         do {
             return try await searchNewestFirst(keys, charset: charset)
-        } catch where error.responseCode.isBadCharset && charset != nil {
+        } catch  where error.responseCode.isBadCharset && charset != nil {
             throw Self.cannotSearchNonASCII(error)
-        } catch where error.responseCode.isBadCharset && isASCII {
+        } catch  where error.responseCode.isBadCharset && isASCII {
             return try await searchNewestFirst(keys, charset: nil)
         }
     }
@@ -236,7 +240,8 @@ extension IMAPSession {
 
     static func peeking(_ attribute: FetchAttribute) -> FetchAttribute {
         switch attribute {
-        case .bodySection(_, let section, let partial): return .bodySection(peek: true, section: section, partial: partial)
+        case .bodySection(_, let section, let partial):
+            return .bodySection(peek: true, section: section, partial: partial)
         case .binary(_, let part, let partial): return .binary(peek: true, part: part, partial: partial)
         case .rfc822: return .bodySection(peek: true, section: .complete, partial: nil)
         case .rfc822Text: return .bodySection(peek: true, section: .text, partial: nil)
@@ -255,8 +260,10 @@ extension IMAPSession {
     ) async throws(IMAPError) -> StoreResult {
         var refused: [UInt32] = []
         var newFlags: [UInt32: [Flag]] = [:]
-        let commands = Command.uidStore(uids, unchangedSince: unchangedSince, StoreFlags(operation, silent: silent, flags: flags))
-            .split(maximumLineLength: configuration.maximumCommandLength)
+        let commands = Command.uidStore(
+            uids, unchangedSince: unchangedSince, StoreFlags(operation, silent: silent, flags: flags)
+        )
+        .split(maximumLineLength: configuration.maximumCommandLength)
         for command in commands {
             guard case .uidStore(let set, _, _) = command else { continue }
             let result = try await run(

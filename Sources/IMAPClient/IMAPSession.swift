@@ -153,11 +153,13 @@ public actor IMAPSession {
         if let result = pending[tag]?.result { return try result.get() }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TaggedResponse, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<TaggedResponse, any Error>) in
                     if let result = pending[tag]?.result {
                         continuation.resume(with: result.mapError { $0 as any Error })
                     } else if pending[tag] == nil {
-                        continuation.resume(throwing: terminalError ?? IMAPError(.cancelled, "the command was abandoned"))
+                        continuation.resume(
+                            throwing: terminalError ?? IMAPError(.cancelled, "the command was abandoned"))
                     } else {
                         pending[tag]?.completion = continuation
                     }

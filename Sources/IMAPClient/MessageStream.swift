@@ -75,7 +75,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
-        let (receiver, senders) = state.withLock { state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
+        let (receiver, senders) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
             guard !state.finished else { return (nil, []) }
             state.finished = true
             state.failure = failure
@@ -92,7 +93,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     fileprivate func consumerLeft() {
-        let (receiver, senders) = state.withLock { state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
+        let (receiver, senders) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
             state.consumerGone = true
             state.buffer = []
             state.head = 0
@@ -117,7 +119,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
                             return (.value(element), sender)
                         }
                         if state.finished { return (.end(state.failure), nil) }
-                        if state.consumerGone { return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil) }
+                        if state.consumerGone {
+                            return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
+                        }
                         state.receiver = continuation
                         return (.wait, nil)
                     }

@@ -15,7 +15,8 @@ enum SessionBootstrap {
         if case .plainTextOnLoopback = configuration.security, !isLoopbackName(configuration.host) {
             throw IMAPError(
                 .insecure,
-                "refusing a plain-text connection to \(configuration.host): plain text is allowed only to 127.0.0.1, ::1 or localhost; use TLS")
+                "refusing a plain-text connection to \(configuration.host): plain text is allowed only to 127.0.0.1, ::1 or localhost; use TLS"
+            )
         }
         let connection: NetworkConnection
         do {
@@ -44,7 +45,8 @@ enum SessionBootstrap {
                 if case .startTLS = configuration.security {
                     throw IMAPError(
                         .insecure,
-                        "the server skipped login on an unencrypted connection (PREAUTH), so STARTTLS is impossible; use implicit TLS")
+                        "the server skipped login on an unencrypted connection (PREAUTH), so STARTTLS is impossible; use implicit TLS"
+                    )
                 }
                 authenticated = true
                 if case .capability(let list)? = text.code { capabilities = Set(list) }
@@ -52,7 +54,8 @@ enum SessionBootstrap {
                 throw IMAPError(
                     .bye, "the server refused the connection: \(text.text.string)", serverText: text.text.string)
             default:
-                throw IMAPError(.protocolViolation, "the server did not greet with OK, PREAUTH or BYE; is this an IMAP port?")
+                throw IMAPError(
+                    .protocolViolation, "the server did not greet with OK, PREAUTH or BYE; is this an IMAP port?")
             }
             if case .startTLS(let tls) = configuration.security {
                 if capabilities.isEmpty { capabilities = try await reader.capabilities(tag: "S0") }
@@ -135,7 +138,8 @@ struct DirectReader {
             let response = try await next()
             if case .tagged(let tagged) = response, tagged.tag == tag { return tagged }
             if case .untagged(.condition(.bye, let text)) = response {
-                throw IMAPError(.bye, "the server closed the session: \(text.text.string)", serverText: text.text.string)
+                throw IMAPError(
+                    .bye, "the server closed the session: \(text.text.string)", serverText: text.text.string)
             }
         }
     }

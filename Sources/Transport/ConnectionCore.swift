@@ -172,7 +172,8 @@ final class ConnectionCore: @unchecked Sendable {
             try connectSocket(plan)
             if let (context, serverName) = plan.tls {
                 try beginHandshake(
-                    .client(context, serverName: serverName), timeout: plan.timeouts.tlsHandshake, completion: connected)
+                    .client(context, serverName: serverName), timeout: plan.timeouts.tlsHandshake, completion: connected
+                )
             } else {
                 connected.resume()
             }
@@ -262,9 +263,11 @@ final class ConnectionCore: @unchecked Sendable {
 
     private func deliver() {
         while !inbound.isEmpty {
-            guard let read = shared.withLock({ state -> PendingRead? in
-                state.reads.isEmpty ? nil : state.reads.removeFirst()
-            }) else { break }
+            guard
+                let read = shared.withLock({ state -> PendingRead? in
+                    state.reads.isEmpty ? nil : state.reads.removeFirst()
+                })
+            else { break }
             let data = inbound
             inbound = []
             read.continuation.resume(returning: data)
@@ -306,7 +309,8 @@ final class ConnectionCore: @unchecked Sendable {
         var timeoutMilliseconds: Int32 = -1
         if let nearest = deadlines.min() {
             let remaining = nearest - now
-            let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds =
+                remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
             timeoutMilliseconds = Int32(clamping: max(0, milliseconds + 1))
         }
         var events: Int16 = 0
@@ -484,7 +488,8 @@ final class ConnectionCore: @unchecked Sendable {
             case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
                 return TransportError(
                     .certificateExpired,
-                    "the certificate of \(host) is not valid now (\(reason)); check the server's certificate and this machine's clock")
+                    "the certificate of \(host) is not valid now (\(reason)); check the server's certificate and this machine's clock"
+                )
             case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
                 return TransportError(
                     .hostNameMismatch,
@@ -492,14 +497,18 @@ final class ConnectionCore: @unchecked Sendable {
             default:
                 return TransportError(
                     .certificateUntrusted,
-                    "the certificate of \(host) is not trusted (\(reason)); pass --ca-file with its CA, or check the host name")
+                    "the certificate of \(host) is not trusted (\(reason)); pass --ca-file with its CA, or check the host name"
+                )
             }
         }
         let queued = ERR_peek_error()
         let reason = mailsearch_ERR_GET_REASON(queued)
         if queued != 0
-            && [SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_HTTP_REQUEST, SSL_R_RECORD_LENGTH_MISMATCH]
-                .contains(reason)
+            && [
+                SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_HTTP_REQUEST,
+                SSL_R_RECORD_LENGTH_MISMATCH,
+            ]
+            .contains(reason)
         {
             ERR_clear_error()
             return TransportError(
@@ -509,7 +518,8 @@ final class ConnectionCore: @unchecked Sendable {
         if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_ZERO_RETURN || queued == 0 {
             ERR_clear_error()
             return TransportError(
-                .handshakeFailed, "\(host) closed the connection during the TLS handshake; check the port and TLS settings")
+                .handshakeFailed,
+                "\(host) closed the connection during the TLS handshake; check the port and TLS settings")
         }
         return TransportError(.handshakeFailed, "the TLS handshake with \(host) failed: \(openSSLErrorText())")
     }
@@ -537,7 +547,8 @@ final class ConnectionCore: @unchecked Sendable {
             entry = address.pointee.ai_next
             attempts += 1
             let socketDescriptor = socket(
-                address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                address.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
                     | Int32(SOCK_CLOEXEC.rawValue), address.pointee.ai_protocol)
             guard socketDescriptor >= 0 else {
                 lastError = errno
@@ -569,18 +580,22 @@ final class ConnectionCore: @unchecked Sendable {
         if timedOut {
             throw TransportError(
                 .connectTimeout,
-                "could not connect to \(target) within \(describe(plan.timeouts.connect)); check the host, the port and the network")
+                "could not connect to \(target) within \(describe(plan.timeouts.connect)); check the host, the port and the network"
+            )
         }
         if refused == attempts && attempts > 0 {
             throw TransportError(
                 .connectionRefused, "\(target) refused the connection; check the port and that the server is running")
         }
         throw TransportError(
-            .connectionFailed, "could not connect to \(target) (\(String(cString: strerror(lastError)))); check the network")
+            .connectionFailed,
+            "could not connect to \(target) (\(String(cString: strerror(lastError)))); check the network")
     }
 
     /// Waits for a non-blocking connect; returns 0, an errno, or -2 on timeout.
-    private func waitForConnect(_ socketDescriptor: Int32, deadline: ContinuousClock.Instant) throws(TransportError)
+    private func waitForConnect(
+        _ socketDescriptor: Int32, deadline: ContinuousClock.Instant
+    ) throws(TransportError)
         -> Int32
     {
         while true {
@@ -591,7 +606,8 @@ final class ConnectionCore: @unchecked Sendable {
             let remaining = deadline - .now
             if remaining <= .zero { return -2 }
             let milliseconds = Int32(
-                clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+                clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+                    + 1)
             var descriptors = [
                 pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0),
                 pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),

@@ -62,7 +62,9 @@ public final class NetworkConnection: Sendable {
 
     /// Wraps an accepted socket (server side); with `tls`, the server handshake runs first and
     /// reads wait for it.
-    static func accepted(descriptor: Int32, tls: TLSContext?, timeouts: ConnectionTimeouts) throws(TransportError)
+    static func accepted(
+        descriptor: Int32, tls: TLSContext?, timeouts: ConnectionTimeouts
+    ) throws(TransportError)
         -> NetworkConnection
     {
         let core = try ConnectionCore(descriptor: descriptor)
@@ -88,7 +90,8 @@ public final class NetworkConnection: Sendable {
     public func startTLS(_ configuration: ClientTLSConfiguration, serverName: String) async throws(TransportError) {
         let context = try TLSContext(client: configuration)
         try await core.enqueue { id, continuation in
-            .startTLS(.client(context, serverName: configuration.serverNameOverride ?? serverName), id: id, continuation)
+            .startTLS(
+                .client(context, serverName: configuration.serverNameOverride ?? serverName), id: id, continuation)
         }
     }
 

@@ -116,7 +116,8 @@ final class ListenerState: @unchecked Sendable {
         wakeUp.signal()
     }
 
-    func acceptLoop(tls: TLSContext?, timeouts: ConnectionTimeouts, output: AsyncStream<NetworkConnection>.Continuation) {
+    func acceptLoop(tls: TLSContext?, timeouts: ConnectionTimeouts, output: AsyncStream<NetworkConnection>.Continuation)
+    {
         defer {
             close(descriptor)
             output.finish()

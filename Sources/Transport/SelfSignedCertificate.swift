@@ -1,8 +1,8 @@
+internal import COpenSSL
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-internal import COpenSSL
 
 extension ServerTLSConfiguration {
     /// A fresh P-256 key and a self-signed certificate for `hosts` (DNS names and IP addresses,
@@ -63,7 +63,9 @@ private func pemBytes(_ write: (OpaquePointer) -> Int32) throws(TransportError) 
     var pointer: UnsafeMutablePointer<CChar>?
     let count = mailsearch_BIO_get_mem_data(bio, &pointer)
     guard let pointer, count > 0 else { return [] }
-    return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(count)) { Array(UnsafeBufferPointer(start: $0, count: Int(count))) }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(count)) {
+        Array(UnsafeBufferPointer(start: $0, count: Int(count)))
+    }
 }
 
 func isIPAddress(_ host: String) -> Bool {

@@ -13,7 +13,9 @@ public struct ClientTLSConfiguration: Hashable, Sendable {
     public var serverNameOverride: String?
 
     /// The system trust store, plus `additionalTrustPEM` when given.
-    public init(additionalTrustPEM: [UInt8]? = nil, usesSystemTrustStore: Bool = true, serverNameOverride: String? = nil) {
+    public init(
+        additionalTrustPEM: [UInt8]? = nil, usesSystemTrustStore: Bool = true, serverNameOverride: String? = nil
+    ) {
         self.additionalTrustPEM = additionalTrustPEM
         self.usesSystemTrustStore = usesSystemTrustStore
         self.serverNameOverride = serverNameOverride
@@ -22,7 +24,8 @@ public struct ClientTLSConfiguration: Hashable, Sendable {
     /// The system trust store plus the certificates in the PEM file at `path`.
     public static func trusting(caFile path: String) throws(TransportError) -> ClientTLSConfiguration {
         guard let bytes = readWholeFile(path) else {
-            throw TransportError(.tlsConfiguration, "cannot read the CA file \(path); check the path and its permissions")
+            throw TransportError(
+                .tlsConfiguration, "cannot read the CA file \(path); check the path and its permissions")
         }
         return ClientTLSConfiguration(additionalTrustPEM: bytes)
     }

@@ -62,7 +62,8 @@ final class TLSContext: @unchecked Sendable {
         }
         defer { EVP_PKEY_free(key) }
         guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
-            throw TransportError(.tlsConfiguration, "the private key does not match the certificate: \(openSSLErrorText())")
+            throw TransportError(
+                .tlsConfiguration, "the private key does not match the certificate: \(openSSLErrorText())")
         }
     }
 

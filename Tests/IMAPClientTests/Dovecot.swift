@@ -42,7 +42,8 @@ struct DovecotInstance: Sendable {
     func doveadmSearch(user: String = "alice", _ query: [String]) async throws -> [UInt32] {
         let output = try await Dovecot.run(
             Dovecot.script("dovecot.sh"), ["doveadm", directory, "search", "-u", user, "mailbox", "INBOX"] + query)
-        return output.split(separator: "\n").compactMap { line in line.split(separator: " ").last.flatMap { UInt32($0) } }
+        return output.split(separator: "\n").compactMap { line in line.split(separator: " ").last.flatMap { UInt32($0) }
+        }
     }
 }
 
@@ -63,7 +64,9 @@ enum Dovecot {
             FileManager.default.isExecutableFile(atPath: $0)
         }
         if !installed && ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_DOVECOT"] == "1" {
-            throw IMAPError(.unsupported, "Dovecot is required (MAILSEARCH_REQUIRE_DOVECOT=1) but not installed: apt-get install dovecot-imapd")
+            throw IMAPError(
+                .unsupported,
+                "Dovecot is required (MAILSEARCH_REQUIRE_DOVECOT=1) but not installed: apt-get install dovecot-imapd")
         }
         return installed
     }
@@ -82,14 +85,16 @@ enum Dovecot {
     }
 
     private static func start() async throws -> DovecotInstance {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-maildirs-\(UUID().uuidString)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mailsearch-maildirs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let alice = work.appendingPathComponent("alice").path
         let bob = work.appendingPathComponent("bob").path
         _ = try await run(
             "/usr/bin/env",
             ["python3", script("generate-maildir.py"), "--out", alice, "--count", "\(largeMailboxSize)", "--seed", "1"])
-        _ = try await run("/usr/bin/env", ["python3", script("generate-maildir.py"), "--out", bob, "--count", "300", "--seed", "2"])
+        _ = try await run(
+            "/usr/bin/env", ["python3", script("generate-maildir.py"), "--out", bob, "--count", "300", "--seed", "2"])
         let line = try await run(
             script("dovecot.sh"),
             [
@@ -158,7 +163,8 @@ enum Dovecot {
         guard process.terminationStatus == 0 else {
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw IMAPError(
-                .connection, "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed: \(stderr)")
+                .connection,
+                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed: \(stderr)")
         }
         return String(decoding: stdout, as: UTF8.self)
     }

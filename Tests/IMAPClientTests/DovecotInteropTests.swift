@@ -85,7 +85,8 @@ struct DovecotInteropTests {
         SearchCase(keys: [.from("grace")], doveadm: ["from", "grace"]),
         SearchCase(keys: [.subject("invoice")], doveadm: ["subject", "invoice"]),
         SearchCase(keys: [.unseen, .flagged], doveadm: ["unseen", "flagged"]),
-        SearchCase(keys: [.or(.from("apple.com"), .to("bob"))], doveadm: ["(", "from", "apple.com", "OR", "to", "bob", ")"]),
+        SearchCase(
+            keys: [.or(.from("apple.com"), .to("bob"))], doveadm: ["(", "from", "apple.com", "OR", "to", "bob", ")"]),
         SearchCase(keys: [.body("quarterly"), .larger(3000)], doveadm: ["body", "quarterly", "larger", "3000"]),
         SearchCase(keys: [.from("Søren")], doveadm: ["from", "Søren"]),
         SearchCase(keys: [.subject("会议")], doveadm: ["subject", "会议"]),

@@ -5,7 +5,9 @@ import Transport
 
 /// Client behaviours against scripted servers (no Dovecot needed).
 @Suite struct SessionBehaviourTests {
-    static func configuration(port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)) -> IMAPConfiguration {
+    static func configuration(
+        port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)
+    ) -> IMAPConfiguration {
         IMAPConfiguration(
             host: "127.0.0.1", port: port, security: security,
             timeouts: .init(connect: .seconds(5), tlsHandshake: .seconds(5), commandInactivity: inactivity))
@@ -49,7 +51,8 @@ import Transport
             }
             // Anything else: silence.
         }
-        let session = try await IMAPSession.connect(Self.configuration(port: server.port, inactivity: .milliseconds(1500)))
+        let session = try await IMAPSession.connect(
+            Self.configuration(port: server.port, inactivity: .milliseconds(1500)))
         let started = ContinuousClock.now
         do {
             try await session.noop()
@@ -77,7 +80,9 @@ import Transport
         try await session.select("INBOX")
         var received = 0
         do {
-            for try await _ in session.fetch(SequenceSet(1), items: [.bodySection(peek: true, section: .complete, partial: nil)]) {
+            for try await _ in session.fetch(
+                SequenceSet(1), items: [.bodySection(peek: true, section: .complete, partial: nil)])
+            {
                 received += 1
             }
             Issue.record("the fetch finished normally")
@@ -143,7 +148,8 @@ import Transport
     }
 
     @Test func startTLSIsRequiredWhenConfigured() async throws {
-        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] no tls here\r\n") { line, connection in
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] no tls here\r\n") {
+            line, connection in
             await connection.send("\(ScriptedServer.split(line).tag) BAD no\r\n")
         }
         do {

@@ -9,11 +9,14 @@ import Transport
 @Suite struct TrustFailureTests {
     struct Certificates {
         let directory: URL
-        func pem(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: directory.appendingPathComponent(name))) }
+        func pem(_ name: String) throws -> [UInt8] {
+            [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        }
     }
 
     static let certificates: Result<Certificates, any Error> = Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-certs-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mailsearch-certs-\(UUID().uuidString)")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/make-test-certificates.sh")
         let process = Process()
@@ -38,7 +41,8 @@ import Transport
         let trust = trustingCA ? try? Self.certificates.get().pem("ca.pem") : nil
         return try await IMAPSession.connect(
             IMAPConfiguration(
-                host: "localhost", port: port, security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: trust))))
+                host: "localhost", port: port, security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: trust))
+            ))
     }
 
     @Test func certificateSignedByATrustedCAConnects() async throws {

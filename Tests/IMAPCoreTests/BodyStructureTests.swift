@@ -51,7 +51,9 @@ import Testing
         #expect(alternative.parts.count == 2)
         #expect(pdf.mediaType == "application" && pdf.mediaSubtype == "pdf")
         #expect(pdf.size == 52040)
-        #expect(pdf.extension?.disposition == BodyDisposition(kind: "attachment", parameters: [BodyParameter(name: "filename", value: "r.pdf")]))
+        #expect(
+            pdf.extension?.disposition
+                == BodyDisposition(kind: "attachment", parameters: [BodyParameter(name: "filename", value: "r.pdf")]))
         #expect(fetch.bodyStructure?.hasAttachment == true)
     }
 

@@ -65,7 +65,9 @@ import Testing
                 .untagged(.condition(.ok, ResponseText(code: .uidValidity(1_796_004_237), text: "UIDs valid")))))
         #expect(tagged("a8")?.text.code == .readWrite)
         #expect(tagged("c7")?.status == .no)
-        #expect(Self.session.contains(.untagged(.condition(.ok, ResponseText(code: .closed, text: "Previous mailbox closed.")))))
+        #expect(
+            Self.session.contains(
+                .untagged(.condition(.ok, ResponseText(code: .closed, text: "Previous mailbox closed.")))))
     }
 
     @Test func extendedSearchOfB1() throws {
@@ -86,7 +88,8 @@ import Testing
 
     @Test func countOnlySearchAndSortAndSearch() throws {
         #expect(
-            Self.session.contains(.untagged(.extendedSearch(ExtendedSearchResponse(tag: "b2", isUID: true, count: 7871)))))
+            Self.session.contains(
+                .untagged(.extendedSearch(ExtendedSearchResponse(tag: "b2", isUID: true, count: 7871)))))
         let sort = Self.session.compactMap { response -> [UInt32]? in
             if case .untagged(.sort(let numbers, nil)) = response { return numbers }
             return nil
@@ -119,7 +122,9 @@ import Testing
         #expect(
             Self.session[idleStart + 1]
                 == .untagged(
-                    .fetch(FetchResponse(sequenceNumber: 10, attributes: [.modificationSequence(7), .flags([.flagged, .seen])]))))
+                    .fetch(
+                        FetchResponse(
+                            sequenceNumber: 10, attributes: [.modificationSequence(7), .flags([.flagged, .seen])]))))
         #expect(Self.session[idleStart + 2] == .untagged(.exists(20001)))
         #expect(tagged("d3")?.status == .ok)
     }
@@ -152,7 +157,8 @@ import Testing
         }
         let headerFetch = try #require(
             fetches.first { fetch in
-                fetch.bodySection(SectionSpecifier(kind: .headerFields(["FROM", "TO", "SUBJECT", "DATE", "MESSAGE-ID"])))
+                fetch.bodySection(
+                    SectionSpecifier(kind: .headerFields(["FROM", "TO", "SUBJECT", "DATE", "MESSAGE-ID"])))
                     != nil
             })
         let header = try #require(

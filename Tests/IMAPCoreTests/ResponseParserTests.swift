@@ -4,7 +4,9 @@ import Testing
 /// Parses exactly one response from `text` (which includes its CRLF).
 func parseOne(_ text: String) throws -> Response {
     let responses = try ResponseParser.parseAll(Array(text.utf8))
-    guard responses.count == 1 else { throw IMAPParseError(code: .unexpectedEnd, message: "\(responses.count)", offset: 0, excerpt: "") }
+    guard responses.count == 1 else {
+        throw IMAPParseError(code: .unexpectedEnd, message: "\(responses.count)", offset: 0, excerpt: "")
+    }
     return responses[0]
 }
 
@@ -20,14 +22,17 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
     static let address = Address(name: "Grace Jones", mailbox: "grace.jones", host: "apple.com")
 
     static let fixtures: [ParseFixture] = [
-        .init(wire: "* OK IMAP4rev1 ready\r\n", expected: .untagged(.condition(.ok, ResponseText(text: "IMAP4rev1 ready")))),
+        .init(
+            wire: "* OK IMAP4rev1 ready\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(text: "IMAP4rev1 ready")))),
         .init(
             wire: "* PREAUTH [CAPABILITY IMAP4rev2] hi\r\n",
             expected: .untagged(.condition(.preauth, ResponseText(code: .capability([.imap4rev2]), text: "hi")))),
         .init(wire: "* BYE Logging out\r\n", expected: .untagged(.condition(.bye, ResponseText(text: "Logging out")))),
         .init(
             wire: "a1 OK [READ-ONLY] done\r\n",
-            expected: .tagged(TaggedResponse(tag: "a1", status: .ok, text: ResponseText(code: .readOnly, text: "done")))),
+            expected: .tagged(TaggedResponse(tag: "a1", status: .ok, text: ResponseText(code: .readOnly, text: "done")))
+        ),
         .init(
             wire: "a2 NO [AUTHENTICATIONFAILED] Authentication failed.\r\n",
             expected: .tagged(
@@ -38,30 +43,38 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
             wire: "a3 BAD [PARSE] bad\r\n",
             expected: .tagged(TaggedResponse(tag: "a3", status: .bad, text: ResponseText(code: .parse, text: "bad")))),
         .init(
-            wire: "* NO [ALERT] quota\r\n", expected: .untagged(.condition(.no, ResponseText(code: .alert, text: "quota")))),
+            wire: "* NO [ALERT] quota\r\n",
+            expected: .untagged(.condition(.no, ResponseText(code: .alert, text: "quota")))),
         .init(
-            wire: "* BAD [TRYCREATE] x\r\n", expected: .untagged(.condition(.bad, ResponseText(code: .tryCreate, text: "x")))),
+            wire: "* BAD [TRYCREATE] x\r\n",
+            expected: .untagged(.condition(.bad, ResponseText(code: .tryCreate, text: "x")))),
         .init(
-            wire: "* OK [UIDNEXT 20001] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .uidNext(20001), text: "x")))),
+            wire: "* OK [UIDNEXT 20001] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .uidNext(20001), text: "x")))),
         .init(
-            wire: "* OK [UNSEEN 5] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .unseen(5), text: "x")))),
+            wire: "* OK [UNSEEN 5] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .unseen(5), text: "x")))),
         .init(
             wire: "* OK [HIGHESTMODSEQ 715194045007] x\r\n",
-            expected: .untagged(.condition(.ok, ResponseText(code: .highestModificationSequence(715_194_045_007), text: "x")))),
+            expected: .untagged(
+                .condition(.ok, ResponseText(code: .highestModificationSequence(715_194_045_007), text: "x")))),
         .init(
-            wire: "* OK [NOMODSEQ] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .noModificationSequence, text: "x")))),
+            wire: "* OK [NOMODSEQ] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .noModificationSequence, text: "x")))),
         .init(
             wire: "b OK [MODIFIED 7,9:11] x\r\n",
             expected: .tagged(
                 TaggedResponse(
                     tag: "b", status: .ok,
-                    text: ResponseText(code: .modified(SequenceSet([SequenceRange(7), SequenceRange(9...11)])), text: "x")))),
+                    text: ResponseText(
+                        code: .modified(SequenceSet([SequenceRange(7), SequenceRange(9...11)])), text: "x")))),
         .init(
             wire: "c OK [APPENDUID 38505 3955] APPEND completed\r\n",
             expected: .tagged(
                 TaggedResponse(
                     tag: "c", status: .ok,
-                    text: ResponseText(code: .appendUID(uidValidity: 38505, uids: SequenceSet(3955)), text: "APPEND completed")))),
+                    text: ResponseText(
+                        code: .appendUID(uidValidity: 38505, uids: SequenceSet(3955)), text: "APPEND completed")))),
         .init(
             wire: "d OK [COPYUID 38505 304,319:320 3956:3958] Done\r\n",
             expected: .tagged(
@@ -74,16 +87,21 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
         .init(
             wire: "e NO [BADCHARSET (UTF-8 US-ASCII)] no\r\n",
             expected: .tagged(
-                TaggedResponse(tag: "e", status: .no, text: ResponseText(code: .badCharset(["UTF-8", "US-ASCII"]), text: "no")))),
+                TaggedResponse(
+                    tag: "e", status: .no, text: ResponseText(code: .badCharset(["UTF-8", "US-ASCII"]), text: "no")))),
         .init(
             wire: "f NO [OVERQUOTA] full\r\n",
             expected: .tagged(
-                TaggedResponse(tag: "f", status: .no, text: ResponseText(code: .other(name: "OVERQUOTA", value: nil), text: "full")))),
+                TaggedResponse(
+                    tag: "f", status: .no, text: ResponseText(code: .other(name: "OVERQUOTA", value: nil), text: "full")
+                ))),
         .init(
             wire: "* OK [X-SOMETHING a b c] hi\r\n",
-            expected: .untagged(.condition(.ok, ResponseText(code: .other(name: "X-SOMETHING", value: "a b c"), text: "hi")))),
+            expected: .untagged(
+                .condition(.ok, ResponseText(code: .other(name: "X-SOMETHING", value: "a b c"), text: "hi")))),
         .init(
-            wire: "* OK [READ-WRITE] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .readWrite, text: "x")))),
+            wire: "* OK [READ-WRITE] x\r\n",
+            expected: .untagged(.condition(.ok, ResponseText(code: .readWrite, text: "x")))),
         .init(
             wire: "* OK [CLOSED] x\r\n", expected: .untagged(.condition(.ok, ResponseText(code: .closed, text: "x")))),
         .init(
@@ -91,15 +109,18 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
             expected: .untagged(.condition(.ok, ResponseText(code: .uidValidity(3_857_529_045), text: "x")))),
         .init(
             wire: "a OK [UIDNOTSTICKY] x\r\n",
-            expected: .tagged(TaggedResponse(tag: "a", status: .ok, text: ResponseText(code: .uidNotSticky, text: "x")))),
+            expected: .tagged(TaggedResponse(tag: "a", status: .ok, text: ResponseText(code: .uidNotSticky, text: "x")))
+        ),
         .init(
             wire: "* OK [CAPABILITY IMAP4rev1 IDLE] x\r\n",
             expected: .untagged(.condition(.ok, ResponseText(code: .capability([.imap4rev1, .idle]), text: "x")))),
         .init(
             wire: "* OK [PERMANENTFLAGS (\\Seen $Pinned \\*)] x\r\n",
-            expected: .untagged(.condition(.ok, ResponseText(code: .permanentFlags([.seen, "$Pinned", .wildcard]), text: "x")))),
+            expected: .untagged(
+                .condition(.ok, ResponseText(code: .permanentFlags([.seen, "$Pinned", .wildcard]), text: "x")))),
         .init(
-            wire: "* 9 FETCH (MODSEQ (624140003) PREVIEW \"Hello \\\"you\\\"\" BODY (\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1))\r\n",
+            wire:
+                "* 9 FETCH (MODSEQ (624140003) PREVIEW \"Hello \\\"you\\\"\" BODY (\"text\" \"plain\" NIL NIL NIL \"7bit\" 5 1))\r\n",
             expected: .untagged(
                 .fetch(
                     FetchResponse(
@@ -123,7 +144,9 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
         .init(
             wire: "* LIST (\\HasNoChildren \\Sent) \"/\" \"Sent Items\"\r\n",
             expected: .untagged(
-                .list(MailboxListItem(attributes: ["\\HasNoChildren", "\\Sent"], delimiter: UInt8(ascii: "/"), name: "Sent Items")))),
+                .list(
+                    MailboxListItem(
+                        attributes: ["\\HasNoChildren", "\\Sent"], delimiter: UInt8(ascii: "/"), name: "Sent Items")))),
         .init(
             wire: "* LSUB () NIL INBOX\r\n",
             expected: .untagged(.lsub(MailboxListItem(attributes: [], delimiter: nil, name: .inbox)))),
@@ -140,10 +163,13 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                 .mailboxStatus(
                     "A b",
                     MailboxStatus(
-                        messageCount: 3, recentCount: 1, uidNext: 4, uidValidity: 5, unseenCount: 1, deletedCount: 0, size: 99)))),
+                        messageCount: 3, recentCount: 1, uidNext: 4, uidValidity: 5, unseenCount: 1, deletedCount: 0,
+                        size: 99)))),
         .init(wire: "* SEARCH\r\n", expected: .untagged(.search([], modificationSequence: nil))),
         .init(wire: "* SEARCH 2 84 882\r\n", expected: .untagged(.search([2, 84, 882], modificationSequence: nil))),
-        .init(wire: "* SEARCH 2 5 (MODSEQ 917162500)\r\n", expected: .untagged(.search([2, 5], modificationSequence: 917_162_500))),
+        .init(
+            wire: "* SEARCH 2 5 (MODSEQ 917162500)\r\n",
+            expected: .untagged(.search([2, 5], modificationSequence: 917_162_500))),
         .init(wire: "* SORT 5 3 4\r\n", expected: .untagged(.sort([5, 3, 4], modificationSequence: nil))),
         .init(
             wire: "* ESEARCH (TAG \"A285\") UID MIN 7 MAX 3800\r\n",
@@ -156,14 +182,17 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
             expected: .untagged(
                 .extendedSearch(
                     ExtendedSearchResponse(
-                        tag: "a", all: SequenceSet([SequenceRange(1...3), SequenceRange(5)]), modificationSequence: 1236)))),
+                        tag: "a", all: SequenceSet([SequenceRange(1...3), SequenceRange(5)]), modificationSequence: 1236
+                    )))),
         .init(wire: "* 23 EXISTS\r\n", expected: .untagged(.exists(23))),
         .init(wire: "* 5 RECENT\r\n", expected: .untagged(.recent(5))),
         .init(wire: "* 44 EXPUNGE\r\n", expected: .untagged(.expunge(44))),
         .init(
             wire: "* VANISHED (EARLIER) 300:310,405\r\n",
             expected: .untagged(.vanished(earlier: true, SequenceSet([SequenceRange(300...310), SequenceRange(405)])))),
-        .init(wire: "* VANISHED 1:2\r\n", expected: .untagged(.vanished(earlier: false, SequenceSet([SequenceRange(1...2)])))),
+        .init(
+            wire: "* VANISHED 1:2\r\n",
+            expected: .untagged(.vanished(earlier: false, SequenceSet([SequenceRange(1...2)])))),
         .init(
             wire: "* NAMESPACE ((\"\" \"/\")) ((\"~\" \"/\")) ((\"#shared/\" \"/\")(\"#public/\" \"/\"))\r\n",
             expected: .untagged(
@@ -177,9 +206,12 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                         ])))),
         .init(
             wire: "* ID (\"name\" \"Dovecot\" \"version\" NIL)\r\n",
-            expected: .untagged(.id([IDParameter(key: "name", value: "Dovecot"), IDParameter(key: "version", value: nil)]))),
+            expected: .untagged(
+                .id([IDParameter(key: "name", value: "Dovecot"), IDParameter(key: "version", value: nil)]))),
         .init(wire: "* ID NIL\r\n", expected: .untagged(.id(nil))),
-        .init(wire: "* THREAD (2)(3 6 (4 23)(44 7 96))\r\n", expected: .untagged(.unknown(name: "THREAD", raw: "(2)(3 6 (4 23)(44 7 96))"))),
+        .init(
+            wire: "* THREAD (2)(3 6 (4 23)(44 7 96))\r\n",
+            expected: .untagged(.unknown(name: "THREAD", raw: "(2)(3 6 (4 23)(44 7 96))"))),
         .init(
             wire: "* 12 FETCH (UID 7 FLAGS (\\Seen) RFC822.SIZE 44827 INTERNALDATE \"17-Jul-1996 02:44:25 -0700\")\r\n",
             expected: .untagged(
@@ -194,7 +226,8 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                                     zoneMinutes: -420)!),
                         ])))),
         .init(
-            wire: "* 1 FETCH (BODY[HEADER.FIELDS (SUBJECT)]<0> {11}\r\nSubject: x\n X-GM-MSGID 1278455344230334865)\r\n",
+            wire:
+                "* 1 FETCH (BODY[HEADER.FIELDS (SUBJECT)]<0> {11}\r\nSubject: x\n X-GM-MSGID 1278455344230334865)\r\n",
             expected: .untagged(
                 .fetch(
                     FetchResponse(
@@ -210,11 +243,13 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                     FetchResponse(
                         sequenceNumber: 2,
                         attributes: [
-                            .bodySection(.complete, origin: nil, nil), .rfc822Header("ab"), .rfc822Text("t"), .rfc822(""),
+                            .bodySection(.complete, origin: nil, nil), .rfc822Header("ab"), .rfc822Text("t"),
+                            .rfc822(""),
                             .preview(nil),
                         ])))),
         .init(
-            wire: "* 3 FETCH (BINARY[1.2]<5> ~{3}\r\na\u{0}b BINARY.SIZE[1] 300 X-GM-LABELS (\\Inbox \"Hello world\"))\r\n",
+            wire:
+                "* 3 FETCH (BINARY[1.2]<5> ~{3}\r\na\u{0}b BINARY.SIZE[1] 300 X-GM-LABELS (\\Inbox \"Hello world\"))\r\n",
             expected: .untagged(
                 .fetch(
                     FetchResponse(

@@ -77,7 +77,8 @@ import Testing
         // STARTTLS: bytes that arrived with the OK must never be processed.
         var parser = ResponseParser()
         parser.append(Array("a OK Begin TLS\r\n* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] injected\r\n".utf8))
-        #expect(try parser.next() == .tagged(TaggedResponse(tag: "a", status: .ok, text: ResponseText(text: "Begin TLS"))))
+        #expect(
+            try parser.next() == .tagged(TaggedResponse(tag: "a", status: .ok, text: ResponseText(text: "Begin TLS"))))
         #expect(parser.discardBufferedBytes() > 0)
         #expect(try parser.next() == nil)
         parser.append(Array("* 1 EXISTS\r\n".utf8))

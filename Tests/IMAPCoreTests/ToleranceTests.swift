@@ -13,10 +13,13 @@ import Testing
                 == .untagged(
                     .condition(
                         .ok,
-                        ResponseText(code: .permanentFlags([.seen, "[Gmail]/Important", .wildcard]), text: "Flags permitted."))))
+                        ResponseText(
+                            code: .permanentFlags([.seen, "[Gmail]/Important", .wildcard]), text: "Flags permitted."))))
         #expect(
             try parseOne("* 1 FETCH (FLAGS (\\Seen [Gmail]/Starred) UID 4)\r\n")
-                == .untagged(.fetch(FetchResponse(sequenceNumber: 1, attributes: [.flags([.seen, "[Gmail]/Starred"]), .uid(4)]))))
+                == .untagged(
+                    .fetch(
+                        FetchResponse(sequenceNumber: 1, attributes: [.flags([.seen, "[Gmail]/Starred"]), .uid(4)]))))
     }
 
     @Test func emptyParenthesesWhereNILIsExpectedForAnAddressList() throws {
@@ -49,22 +52,27 @@ import Testing
 
     @Test func eightBitUTF8InsideQuotedStrings() throws {
         let response = try parseOne(
-            "* 1 FETCH (ENVELOPE (NIL \"Réunion 会议 🎉\" ((\"Søren\" NIL \"s\" \"x.dk\")) NIL NIL NIL NIL NIL NIL NIL))\r\n")
+            "* 1 FETCH (ENVELOPE (NIL \"Réunion 会议 🎉\" ((\"Søren\" NIL \"s\" \"x.dk\")) NIL NIL NIL NIL NIL NIL NIL))\r\n"
+        )
         guard case .untagged(.fetch(let fetch)) = response else {
             Issue.record("not a fetch")
             return
         }
         #expect(fetch.envelope?.subject?.string == "Réunion 会议 🎉")
         #expect(fetch.envelope?.from.first?.name?.string == "Søren")
-        #expect(try parseOne("* LIST () \"/\" \"Entwürfe\"\r\n") == .untagged(.list(MailboxListItem(attributes: [], delimiter: UInt8(ascii: "/"), name: "Entwürfe"))))
+        #expect(
+            try parseOne("* LIST () \"/\" \"Entwürfe\"\r\n")
+                == .untagged(.list(MailboxListItem(attributes: [], delimiter: UInt8(ascii: "/"), name: "Entwürfe"))))
     }
 
     @Test func unknownResponseCodesAndFetchAttributesAreKept() throws {
         #expect(
             try parseOne("* OK [XYZZY 1 (a b)] hello\r\n")
-                == .untagged(.condition(.ok, ResponseText(code: .other(name: "XYZZY", value: "1 (a b)"), text: "hello"))))
+                == .untagged(
+                    .condition(.ok, ResponseText(code: .other(name: "XYZZY", value: "1 (a b)"), text: "hello"))))
         let response = try parseOne(
-            "* 7 FETCH (UID 9 X-FUTURE (1 (\"a\" {3}\r\nb)c) NIL) X-SECTION[1.2]<0> \"v\" FLAGS (\\Seen) X-ATOM abc)\r\n")
+            "* 7 FETCH (UID 9 X-FUTURE (1 (\"a\" {3}\r\nb)c) NIL) X-SECTION[1.2]<0> \"v\" FLAGS (\\Seen) X-ATOM abc)\r\n"
+        )
         #expect(
             response
                 == .untagged(
@@ -76,7 +84,9 @@ import Testing
                                 .unknown(name: "X-SECTION", raw: "[1.2]<0> \"v\""), .flags([.seen]),
                                 .unknown(name: "X-ATOM", raw: "abc"),
                             ]))))
-        #expect(try parseOne("* XLIST (\\Inbox) \"/\" INBOX\r\n") == .untagged(.unknown(name: "XLIST", raw: "(\\Inbox) \"/\" INBOX")))
+        #expect(
+            try parseOne("* XLIST (\\Inbox) \"/\" INBOX\r\n")
+                == .untagged(.unknown(name: "XLIST", raw: "(\\Inbox) \"/\" INBOX")))
     }
 
     @Test func bodyStructureThatDoesNotFitTheGrammarIsKeptAsInvalid() throws {
@@ -88,12 +98,14 @@ import Testing
                 == .untagged(
                     .fetch(
                         FetchResponse(
-                            sequenceNumber: 3, attributes: [.uid(8), .bodyStructure(.invalid(ByteString(raw))), .flags([.seen])]))))
+                            sequenceNumber: 3,
+                            attributes: [.uid(8), .bodyStructure(.invalid(ByteString(raw))), .flags([.seen])]))))
     }
 
     @Test func nilInEnvelopeFieldsWhereStringsAreExpected() throws {
         let response = try parseOne(
-            "* 1 FETCH (ENVELOPE (NIL NIL ((NIL NIL NIL NIL)) NIL NIL (NIL (NIL NIL \"u\" \"h\")) NIL NIL NIL NIL))\r\n")
+            "* 1 FETCH (ENVELOPE (NIL NIL ((NIL NIL NIL NIL)) NIL NIL (NIL (NIL NIL \"u\" \"h\")) NIL NIL NIL NIL))\r\n"
+        )
         guard case .untagged(.fetch(let fetch)) = response else {
             Issue.record("not a fetch")
             return
@@ -120,6 +132,9 @@ import Testing
     }
 
     @Test func bareLineFeedEndsALine() throws {
-        #expect(try ResponseParser.parseAll(Array("* 1 EXISTS\n* 2 RECENT\n".utf8)) == [.untagged(.exists(1)), .untagged(.recent(2))])
+        #expect(
+            try ResponseParser.parseAll(Array("* 1 EXISTS\n* 2 RECENT\n".utf8)) == [
+                .untagged(.exists(1)), .untagged(.recent(2)),
+            ])
     }
 }

@@ -10,7 +10,9 @@ import Testing
     }
 
     @Test func rangesAreSortedAndMerged() {
-        let set = SequenceSet([SequenceRange(10...12), SequenceRange(1...4), SequenceRange(5...6), SequenceRange(11...20)])
+        let set = SequenceSet([
+            SequenceRange(10...12), SequenceRange(1...4), SequenceRange(5...6), SequenceRange(11...20),
+        ])
         #expect(set.description == "1:6,10:20")
         #expect(SequenceSet([SequenceRange(.number(4), .number(2))]).description == "2:4")
         #expect(SequenceSet([SequenceRange(.number(7), .last), SequenceRange(1...3)]).description == "1:3,7:*")
@@ -96,13 +98,15 @@ import Testing
 
 @Suite struct DateTests {
     @Test(arguments: [
-        ("5-Mar-2024", 2024, 3, 5), ("\"29-Feb-2024\"", 2024, 2, 29), ("01-jan-1999", 1999, 1, 1), ("31-DEC-2023", 2023, 12, 31),
+        ("5-Mar-2024", 2024, 3, 5), ("\"29-Feb-2024\"", 2024, 2, 29), ("01-jan-1999", 1999, 1, 1),
+        ("31-DEC-2023", 2023, 12, 31),
     ]) func parsesDates(wire: String, year: Int, month: Int, day: Int) throws {
         var cursor = ByteCursor(wire)
         #expect(try cursor.parseDate() == IMAPDate(year: year, month: month, day: day))
     }
 
-    @Test(arguments: ["30-Feb-2024", "29-Feb-2023", "0-Jan-2024", "5-Foo-2024", "5-Mar-24"]) func rejectsImpossibleDates(wire: String) {
+    @Test(arguments: ["30-Feb-2024", "29-Feb-2023", "0-Jan-2024", "5-Foo-2024", "5-Mar-24"])
+    func rejectsImpossibleDates(wire: String) {
         var cursor = ByteCursor(wire)
         #expect(throws: IMAPParseError.self) { try cursor.parseDate() }
         #expect(cursor.index == 0)

@@ -51,7 +51,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
     static var certificate: ServerTLSConfiguration { get throws { try certificateResult.get() } }
 
-    @Test(arguments: ["localhost", "127.0.0.1"]) func tlsEchoWithTheServersCertificateTrusted(host: String) async throws {
+    @Test(arguments: ["localhost", "127.0.0.1"]) func tlsEchoWithTheServersCertificateTrusted(host: String) async throws
+    {
         let certificate = try Self.certificate
         let listener = try startServer(tls: certificate, echo)
         let connection = try await NetworkConnection.connect(
@@ -68,7 +69,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
 
     @Test func plainTextEcho() async throws {
         let listener = try startServer(echo)
-        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
         #expect(!connection.isTLS)
         try await connection.write(Array("hello\r\n".utf8))
         #expect(try await readExactly(7, from: connection) == Array("hello\r\n".utf8))
@@ -141,7 +143,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             try? await connection.write(Array("* OK protected\r\n".utf8))
             await echo(connection)
         }
-        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
         try await connection.write(Array("a STARTTLS\r\n".utf8))
         // Wait until the OK line has certainly arrived (with the injected line behind it) ...
         try await Task.sleep(for: .milliseconds(200))
@@ -159,7 +162,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             try? await Task.sleep(for: .seconds(5))
             connection.close()
         }
-        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
         let started = ContinuousClock.now
         await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(300)) }
         #expect(ContinuousClock.now - started < .seconds(4))
@@ -171,7 +175,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             try? await connection.write(Array("* 1 FETCH (BODY[] {100}\r\nonly part".utf8))
             connection.close()
         }
-        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
         var received: [UInt8] = []
         let error = await expectTransportError(.connectionClosed) {
             while true { received += try await connection.read(timeout: .seconds(5)) }
@@ -186,7 +191,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             try? await Task.sleep(for: .seconds(5))
             connection.close()
         }
-        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: listener.port, security: .plainText)
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
         let reader = Task { () -> TransportError.Code? in
             do {
                 _ = try await connection.read()

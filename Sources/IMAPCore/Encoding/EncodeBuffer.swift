@@ -122,8 +122,9 @@ public struct EncodeBuffer: Sendable {
     }
 
     /// Writes `(item item ...)`.
-    public mutating func writeList<Items: Sequence>(_ items: Items, _ write: (inout EncodeBuffer, Items.Element) -> Void)
-    {
+    public mutating func writeList<Items: Sequence>(
+        _ items: Items, _ write: (inout EncodeBuffer, Items.Element) -> Void
+    ) {
         writeRaw("(")
         var first = true
         for item in items {

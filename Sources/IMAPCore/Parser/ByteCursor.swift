@@ -123,7 +123,9 @@ public struct ByteCursor: Sendable {
     }
 
     /// Runs `body`; if it throws, the cursor goes back to where it was.
-    @inlinable public mutating func attempt<T>(_ body: (inout ByteCursor) throws(IMAPParseError) -> T) throws(IMAPParseError) -> T {
+    @inlinable public mutating func attempt<T>(
+        _ body: (inout ByteCursor) throws(IMAPParseError) -> T
+    ) throws(IMAPParseError) -> T {
         let saved = self
         do {
             return try body(&self)
@@ -134,7 +136,9 @@ public struct ByteCursor: Sendable {
     }
 
     /// Runs `body` one level deeper in parentheses, enforcing the nesting limit.
-    @inlinable public mutating func nested<T>(_ body: (inout ByteCursor) throws(IMAPParseError) -> T) throws(IMAPParseError) -> T {
+    @inlinable public mutating func nested<T>(
+        _ body: (inout ByteCursor) throws(IMAPParseError) -> T
+    ) throws(IMAPParseError) -> T {
         depth += 1
         guard depth <= options.maximumNestingDepth else {
             throw error(.nestingTooDeep, "parentheses nested deeper than \(options.maximumNestingDepth) levels")

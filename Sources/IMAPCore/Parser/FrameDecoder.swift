@@ -143,7 +143,8 @@ public struct FrameDecoder: Sendable {
                 }
                 continue
             }
-            let frame = Frame(bytes: Array(buffer[frameStart..<scanIndex]), streamOffset: consumedBeforeBuffer + frameStart)
+            let frame = Frame(
+                bytes: Array(buffer[frameStart..<scanIndex]), streamOffset: consumedBeforeBuffer + frameStart)
             frameStart = scanIndex
             lineStart = scanIndex
             compactIfWorthwhile()

@@ -52,7 +52,9 @@ extension ByteCursor {
     }
 
     /// Consumes the longest run of bytes in `characterClass`; throws if there is none.
-    @inlinable mutating func run(of characterClass: CharacterClass, what: String) throws(IMAPParseError)
+    @inlinable mutating func run(
+        of characterClass: CharacterClass, what: String
+    ) throws(IMAPParseError)
         -> ArraySlice<UInt8>
     {
         let start = index
@@ -259,7 +261,9 @@ extension ByteCursor {
 
     /// A parenthesized list of items separated by spaces: `"(" [item *(SP item)] ")"`.
     /// Tolerates extra spaces, including a space before the `)`.
-    @inlinable public mutating func parseList<T>(_ item: (inout ByteCursor) throws(IMAPParseError) -> T)
+    @inlinable public mutating func parseList<T>(
+        _ item: (inout ByteCursor) throws(IMAPParseError) -> T
+    )
         throws(IMAPParseError) -> [T]
     {
         try expect(UInt8(ascii: "("))

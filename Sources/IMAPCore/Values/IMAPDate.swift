@@ -106,7 +106,8 @@ extension ByteCursor {
     // date-month = "Jan" / "Feb" / "Mar" / "Apr" / "May" / "Jun" / "Jul" / "Aug" / "Sep" / "Oct" / "Nov" / "Dec"
     mutating func parseMonth() throws(IMAPParseError) -> Int {
         guard index + 3 <= endIndex else { throw error(.unexpectedEnd, "expected a month name") }
-        let key = (UInt32(storage[index] | 0x20) << 16) | (UInt32(storage[index + 1] | 0x20) << 8)
+        let key =
+            (UInt32(storage[index] | 0x20) << 16) | (UInt32(storage[index + 1] | 0x20) << 8)
             | UInt32(storage[index + 2] | 0x20)
         for (position, name) in IMAPDate.lowercaseMonthKeys.enumerated() where name == key {
             index += 3

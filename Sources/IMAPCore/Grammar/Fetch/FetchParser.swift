@@ -23,8 +23,9 @@ extension ByteCursor {
     mutating func parseMessageAttribute() throws(IMAPParseError) -> MessageAttribute {
         let nameStart = index
         // Attribute names: letters, digits, '.', '-' (stop at '[', SP, '(' ).
-        while let byte = peek, isASCIILetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "-")
+        while let byte = peek,
+            isASCIILetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "-")
         {
             index += 1
         }
