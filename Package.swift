@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Transport", targets: ["Transport"]),
         .library(name: "IMAPClient", targets: ["IMAPClient"]),
         .library(name: "MailSearch", targets: ["MailSearch"]),
+        .library(name: "MockIMAPServer", targets: ["MockIMAPServer"]),
         .executable(name: "mailsearch", targets: ["mailsearch"]),
         .executable(name: "mailsearch-bench", targets: ["mailsearch-bench"]),
     ],
@@ -39,9 +40,15 @@ let package = Package(
             dependencies: ["MailSearchCLI", "MailSearch", "IMAPCore", "MailMIME"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "MockIMAPServer",
+            dependencies: ["IMAPCore", "MailMIME", "Transport"],
+            path: "MockServer/Sources/MockIMAPServer",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "mailsearch-bench",
-            dependencies: ["IMAPCore", "MailMIME"],
+            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport"],
             path: "Benchmarks/mailsearch-bench",
             swiftSettings: strictSettings
         ),
@@ -51,6 +58,11 @@ let package = Package(
         .testTarget(
             name: "IMAPClientTests",
             dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MockIMAPServerTests",
+            dependencies: ["MockIMAPServer", "IMAPClient", "IMAPCore", "MailMIME", "Transport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
