@@ -241,7 +241,18 @@ final class ConnectionCore: @unchecked Sendable {
                 if let blocked {
                     interest = blocked == .read ? (true, false) : (false, true)
                 }
-            case .startTLS(let role, _, let continuation):
+            case .startTLS(let role, let prelude, _, let continuation):
+                if writeOffset < prelude.count {
+                    let (written, blocked) = try writeSome(prelude, from: writeOffset)
+                    writeOffset += written
+                    if writeOffset < prelude.count {
+                        if let blocked {
+                            interest = blocked == .read ? (true, false) : (false, true)
+                        }
+                        break
+                    }
+                }
+                writeOffset = 0
                 localOperations.removeFirst()
                 // What arrived before the handshake was not protected: it is never delivered.
                 inbound.removeAll()

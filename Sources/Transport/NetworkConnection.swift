@@ -91,19 +91,30 @@ public final class NetworkConnection: Sendable {
         let context = try TLSContext(client: configuration)
         try await core.enqueue { id, continuation in
             .startTLS(
-                .client(context, serverName: configuration.serverNameOverride ?? serverName), id: id, continuation)
+                .client(context, serverName: configuration.serverNameOverride ?? serverName), prelude: [], id: id,
+                continuation)
         }
     }
 
     /// Upgrades to TLS as a server (STARTTLS), after the writes queued before it are sent.
-    public func startTLS(server configuration: ServerTLSConfiguration) async throws(TransportError) {
+    ///
+    /// With `response` (the tagged `OK` to STARTTLS), the response is written and the handshake
+    /// begins in one step on the I/O thread, with no read in between: plain-text bytes that
+    /// arrived before the response went out are dropped, and the client's first TLS record,
+    /// which can only come after it, is never mistaken for them. Writing the response with
+    /// `write` and then calling this without it races with a fast client.
+    public func startTLS(
+        server configuration: ServerTLSConfiguration, afterWriting response: [UInt8] = []
+    ) async throws(TransportError) {
         let context = try TLSContext(server: configuration)
-        try await core.enqueue { id, continuation in .startTLS(.server(context), id: id, continuation) }
+        try await core.enqueue { id, continuation in
+            .startTLS(.server(context), prelude: response, id: id, continuation)
+        }
     }
 
     /// Upgrades to TLS as a server with an already built context (shared by a listener).
     func startTLS(serverContext context: TLSContext) async throws(TransportError) {
-        try await core.enqueue { id, continuation in .startTLS(.server(context), id: id, continuation) }
+        try await core.enqueue { id, continuation in .startTLS(.server(context), prelude: [], id: id, continuation) }
     }
 
     /// Closes the connection; pending reads and writes fail with `.cancelled`.
@@ -130,11 +141,12 @@ enum TLSRole: Sendable {
 
 enum Operation: Sendable {
     case write([UInt8], id: UInt64, CheckedContinuation<Void, any Error>)
-    case startTLS(TLSRole, id: UInt64, CheckedContinuation<Void, any Error>)
+    /// Writes `prelude` (may be empty), then begins the handshake without reading in between.
+    case startTLS(TLSRole, prelude: [UInt8], id: UInt64, CheckedContinuation<Void, any Error>)
 
     var continuation: CheckedContinuation<Void, any Error> {
         switch self {
-        case .write(_, _, let continuation), .startTLS(_, _, let continuation): return continuation
+        case .write(_, _, let continuation), .startTLS(_, _, _, let continuation): return continuation
         }
     }
 }

@@ -157,6 +157,29 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         listener.stop()
     }
 
+    @Test func serverStartTLSAfterWritingTheResponseWinsTheRaceWithAnEagerClient() async throws {
+        let certificate = try Self.certificate
+        let listener = try startServer { connection in
+            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            // The response and the handshake in one step: the client's ClientHello, sent the moment
+            // it reads the OK, must reach the handshake and not be dropped as pre-TLS bytes.
+            try? await connection.startTLS(server: certificate, afterWriting: Array("a OK Begin TLS\r\n".utf8))
+            await echo(connection)
+        }
+        for _ in 0..<20 {
+            let connection = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: listener.port, security: .plainText)
+            try await connection.write(Array("a STARTTLS\r\n".utf8))
+            #expect(try await readExactly(16, from: connection) == Array("a OK Begin TLS\r\n".utf8))
+            try await connection.startTLS(
+                ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM), serverName: "localhost")
+            try await connection.write(Array("ping".utf8))
+            #expect(try await readExactly(4, from: connection) == Array("ping".utf8))
+            connection.close()
+        }
+        listener.stop()
+    }
+
     @Test func readTimesOutWhenTheServerSaysNothing() async throws {
         let listener = try startServer { connection in
             try? await Task.sleep(for: .seconds(5))
