@@ -4,7 +4,7 @@ public import IMAPCore
 /// (`../shared/specs/mock-server.md`, "Profiles").
 public enum Profile: String, Hashable, Sendable, CaseIterable {
     /// Dovecot-like: LITERAL+, ID, ENABLE, IDLE, SORT, ESEARCH, CONDSTORE, UIDPLUS, MOVE, NAMESPACE,
-    /// PREVIEW, SASL-IR, AUTH=PLAIN.
+    /// PREVIEW, BINARY, SASL-IR, AUTH=PLAIN.
     case full
     /// The bare RFC 3501 set.
     case imap4rev1
@@ -22,12 +22,71 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
         case .full:
             return [
                 .imap4rev1, .literalPlus, .saslIR, .id, .enable, .idle, .sort, .esearch, .condstore, .uidPlus, .move,
-                .namespace, .unselect, .preview, .within, .specialUse,
+                .namespace, .unselect, .preview, .within, .specialUse, .binary,
             ]
         case .gmailLike:
             return Profile.full.capabilities + [.gmailExtensions]
         case .exchangeLike:
             return [.imap4rev1, .literalPlus, .id, .idle, .uidPlus, .move, .namespace, .unselect]
+        }
+    }
+}
+
+extension Profile {
+    /// The SASL mechanisms announced as AUTH= (when credentials may be sent).
+    public var authenticationMechanisms: [String] {
+        switch self {
+        case .imap4rev1: return ["PLAIN"]
+        case .full, .gmailLike, .exchangeLike: return ["PLAIN", "XOAUTH2"]
+        }
+    }
+
+    /// Why `command` is refused under this profile (it uses an extension the profile does not
+    /// announce), or nil when it is accepted: a client must not use what was not announced, and
+    /// a test of its fallbacks must see that.
+    func refusal(of command: Command) -> String? {
+        func needs(_ capability: Capability, _ what: String) -> String? {
+            capabilities.contains(capability)
+                ? nil : "\(what) needs \(capability.rawValue), which this server does not announce"
+        }
+        switch command {
+        case .idle: return needs(.idle, "IDLE")
+        case .enable: return needs(.enable, "ENABLE")
+        case .id: return needs(.id, "ID")
+        case .namespace: return needs(.namespace, "NAMESPACE")
+        case .unselect: return needs(.unselect, "UNSELECT")
+        case .uidExpunge: return needs(.uidPlus, "UID EXPUNGE")
+        case .move, .uidMove: return needs(.move, "MOVE")
+        case .sort, .uidSort: return needs(.sort, "SORT")
+        case .search(_, let returnOptions, _), .uidSearch(_, let returnOptions, _):
+            return returnOptions == nil ? nil : needs(.esearch, "SEARCH RETURN")
+        case .select(_, let parameters), .examine(_, let parameters):
+            return parameters.contains(.condStore) ? needs(.condstore, "the CONDSTORE parameter") : nil
+        case .store(_, let unchangedSince, _), .uidStore(_, let unchangedSince, _):
+            return unchangedSince == nil ? nil : needs(.condstore, "UNCHANGEDSINCE")
+        case .status(_, let attributes):
+            return attributes.contains(.highestModSeq) ? needs(.condstore, "HIGHESTMODSEQ") : nil
+        case .append(_, let message):
+            return message.binary ? needs(.binary, "a binary literal") : nil
+        case .fetch(_, let attributes, let modifiers), .uidFetch(_, let attributes, let modifiers):
+            if !modifiers.isEmpty, let refusal = needs(.condstore, "CHANGEDSINCE") { return refusal }
+            for attribute in attributes {
+                switch attribute {
+                case .modificationSequence:
+                    if let refusal = needs(.condstore, "MODSEQ") { return refusal }
+                case .binary, .binarySize:
+                    if let refusal = needs(.binary, "BINARY") { return refusal }
+                case .preview:
+                    if let refusal = needs(.preview, "PREVIEW") { return refusal }
+                case .gmailMessageID, .gmailThreadID, .gmailLabels:
+                    if let refusal = needs(.gmailExtensions, "X-GM-MSGID, X-GM-THRID and X-GM-LABELS") {
+                        return refusal
+                    }
+                default: continue
+                }
+            }
+            return nil
+        default: return nil
         }
     }
 }

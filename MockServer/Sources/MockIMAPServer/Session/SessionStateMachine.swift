@@ -1,0 +1,427 @@
+import IMAPCore
+import MailMIME
+
+/// The protocol state of one connection (RFC 3501 3): not authenticated, authenticated,
+/// selected, logout; with STARTTLS, the SASL exchange of AUTHENTICATE, and IDLE.
+///
+/// It does no I/O. The connection driver feeds it events (a parsed command, a SASL line, DONE,
+/// a parse error, the result of a credential check, silence) and performs the `Action` it
+/// returns; mailbox commands come back as `.execute`, which `MailboxSession` runs.
+///
+/// ```
+/// var machine = SessionStateMachine(settings: settings, isTLS: false)
+/// machine.connected()                                  // .send([* OK [CAPABILITY ...] ready])
+/// machine.commandReceived(TaggedCommand(tag: "a1", command: .startTLS))   // .startTLS(a1 OK ...)
+/// ```
+struct SessionStateMachine: Sendable {
+    /// What the machine is told about its connection and server.
+    struct Settings: Sendable {
+        var profile: Profile
+        /// A plain-text listener, where STARTTLS is offered.
+        var offersStartTLS: Bool
+        var allowPlainTextAuthentication: Bool
+        var loginTimeout: Duration
+        var autologoutTimeout: Duration
+
+        init(
+            profile: Profile, offersStartTLS: Bool, allowPlainTextAuthentication: Bool = false,
+            loginTimeout: Duration = .seconds(60), autologoutTimeout: Duration = .seconds(1800)
+        ) {
+            self.profile = profile
+            self.offersStartTLS = offersStartTLS
+            self.allowPlainTextAuthentication = allowPlainTextAuthentication
+            self.loginTimeout = loginTimeout
+            self.autologoutTimeout = autologoutTimeout
+        }
+    }
+
+    /// The selected mailbox.
+    struct Selection: Hashable, Sendable {
+        var mailbox: String
+        var isReadOnly: Bool
+    }
+
+    /// A SASL mechanism this server speaks.
+    enum Mechanism: String, Hashable, Sendable {
+        case plain = "PLAIN"
+        case xoauth2 = "XOAUTH2"
+    }
+
+    enum State: Hashable, Sendable {
+        /// Connected, greeting not sent yet.
+        case connected
+        case notAuthenticated
+        /// `OK Begin TLS` sent, handshake running.
+        case startingTLS
+        /// AUTHENTICATE sent `+`; the next line is a SASL answer. After a failed XOAUTH2 the
+        /// server has sent its error challenge and waits for the client's empty answer.
+        case authenticating(tag: String, mechanism: Mechanism, failed: Bool)
+        /// Credentials handed to the driver to check (LOGIN has no mechanism).
+        case verifying(tag: String, mechanism: Mechanism?)
+        case authenticated(user: String, selection: Selection?)
+        /// IDLE accepted; only DONE ends it.
+        case idling(tag: String, user: String, selection: Selection?)
+        case loggedOut
+    }
+
+    /// What the driver does next.
+    enum Action: Hashable, Sendable {
+        case none
+        /// Write the responses.
+        case send([Response])
+        /// Write the responses, then close the connection.
+        case close([Response])
+        /// Write the response and begin the TLS handshake with no read in between; then report
+        /// `tlsStarted()` or `tlsFailed()`.
+        case startTLS(Response)
+        /// Check a password (LOGIN, AUTHENTICATE PLAIN); then report `credentialsChecked`.
+        case verifyPassword(tag: String, user: String, password: String)
+        /// Check an OAuth 2 token (AUTHENTICATE XOAUTH2); then report `credentialsChecked`.
+        case verifyToken(tag: String, user: String, token: String)
+        /// Run a mailbox command with `MailboxSession`, write its responses, then report
+        /// `executed(selection:closesConnection:)`.
+        case execute(TaggedCommand)
+        /// Write `prefix`, then what changed in the selected mailbox (IDLE).
+        case reportUpdates(prefix: [Response])
+    }
+
+    let settings: Settings
+    private(set) var state: State = .connected
+    /// TLS protects the connection (implicit TLS, or after STARTTLS).
+    private(set) var isTLS: Bool
+
+    init(settings: Settings, isTLS: Bool) {
+        self.settings = settings
+        self.isTLS = isTLS
+    }
+
+    /// How the command parser must read the next line.
+    var parserMode: CommandParser.Mode {
+        switch state {
+        case .authenticating: return .authentication
+        case .idling: return .idle
+        case .connected, .notAuthenticated, .startingTLS, .verifying, .authenticated, .loggedOut: return .command
+        }
+    }
+
+    /// The logged-in user, if any.
+    var user: String? {
+        switch state {
+        case .authenticated(let user, _), .idling(_, let user, _): return user
+        case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying, .loggedOut: return nil
+        }
+    }
+
+    /// Whether a password may be sent now: over TLS, or when plain text is allowed.
+    var acceptsCredentials: Bool { isTLS || settings.allowPlainTextAuthentication }
+
+    /// The capabilities to announce in the current state: before login STARTTLS (on plain text),
+    /// and AUTH= mechanisms or LOGINDISABLED (RFC 3501 6.2.3, 7.2.1).
+    var capabilities: [Capability] {
+        var list = settings.profile.capabilities
+        switch state {
+        case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying:
+            if settings.offersStartTLS && !isTLS { list.append(.startTLS) }
+            if acceptsCredentials {
+                list += settings.profile.authenticationMechanisms.map { Capability.auth($0) }
+            } else {
+                list.append(.loginDisabled)
+            }
+        case .authenticated, .idling, .loggedOut:
+            break
+        }
+        return list
+    }
+
+    // MARK: - Events
+
+    /// The connection is open: greet.
+    mutating func connected() -> Action {
+        guard case .connected = state else { return .none }
+        state = .notAuthenticated
+        return .send([Self.untagged(.ok, "MockIMAPServer ready", code: .capability(capabilities))])
+    }
+
+    /// The client announced a synchronizing literal and waits for `+`.
+    func literalAnnounced(size: Int) -> Action {
+        if case .loggedOut = state { return .none }
+        return .send([.continuation(ContinuationRequest(text: "Ready for literal data"))])
+    }
+
+    /// A complete command arrived.
+    mutating func commandReceived(_ tagged: TaggedCommand) -> Action {
+        let tag = tagged.tag
+        let command = tagged.command
+        let user: String
+        let selection: Selection?
+        switch state {
+        case .notAuthenticated, .connected:
+            return notAuthenticatedCommand(tagged)
+        case .authenticated(let current, let selected):
+            user = current
+            selection = selected
+        case .startingTLS, .authenticating, .verifying, .idling, .loggedOut:
+            return .none
+        }
+        if let refusal = settings.profile.refusal(of: command) { return .send([Self.bad(tag, refusal)]) }
+        switch command {
+        case .capability, .noop, .logout, .id:
+            return anyStateCommand(tagged)
+        case .startTLS:
+            return .send([Self.bad(tag, "STARTTLS is only allowed before logging in")])
+        case .login, .authenticate:
+            return .send([Self.bad(tag, "already logged in")])
+        case .idle:
+            state = .idling(tag: tag, user: user, selection: selection)
+            return .reportUpdates(prefix: [.continuation(ContinuationRequest(text: "idling"))])
+        case .enable, .select, .examine, .create, .delete, .rename, .subscribe, .unsubscribe, .list, .lsub, .status,
+            .namespace, .append:
+            return .execute(tagged)
+        case .check, .close, .unselect, .expunge, .uidExpunge, .search, .uidSearch, .sort, .uidSort, .fetch,
+            .uidFetch, .store, .uidStore, .copy, .uidCopy, .move, .uidMove:
+            guard selection != nil else {
+                return .send([Self.bad(tag, "\(command.name) needs a selected mailbox (SELECT or EXAMINE first)")])
+            }
+            return .execute(tagged)
+        }
+    }
+
+    private mutating func notAuthenticatedCommand(_ tagged: TaggedCommand) -> Action {
+        let tag = tagged.tag
+        let command = tagged.command
+        if let refusal = settings.profile.refusal(of: command) { return .send([Self.bad(tag, refusal)]) }
+        switch command {
+        case .capability, .noop, .logout, .id:
+            return anyStateCommand(tagged)
+        case .startTLS:
+            guard settings.offersStartTLS && !isTLS else {
+                return .send([Self.bad(tag, "TLS is already active")])
+            }
+            state = .startingTLS
+            return .startTLS(Self.tagged(tag, .ok, "Begin TLS negotiation now"))
+        case .login(let username, let password):
+            guard acceptsCredentials else { return .send([Self.privacyRequired(tag)]) }
+            state = .verifying(tag: tag, mechanism: nil)
+            return .verifyPassword(tag: tag, user: username.string, password: password.string)
+        case .authenticate(let name, let initialResponse):
+            guard acceptsCredentials else { return .send([Self.privacyRequired(tag)]) }
+            guard let mechanism = Mechanism(rawValue: name.uppercased()),
+                settings.profile.authenticationMechanisms.contains(mechanism.rawValue)
+            else {
+                return .send([Self.tagged(tag, .no, "unsupported authentication mechanism \(name)")])
+            }
+            guard let initialResponse else {
+                state = .authenticating(tag: tag, mechanism: mechanism, failed: false)
+                return .send([.continuation(ContinuationRequest(text: ""))])
+            }
+            guard settings.profile.capabilities.contains(.saslIR) else {
+                return .send([Self.bad(tag, "an initial response needs SASL-IR, which this server does not announce")])
+            }
+            return saslAnswer(initialResponse, tag: tag, mechanism: mechanism)
+        case .idle, .enable, .select, .examine, .create, .delete, .rename, .subscribe, .unsubscribe, .list, .lsub,
+            .status, .namespace, .append, .check, .close, .unselect, .expunge, .uidExpunge, .search, .uidSearch, .sort,
+            .uidSort, .fetch, .uidFetch, .store, .uidStore, .copy, .uidCopy, .move, .uidMove:
+            return .send([Self.bad(tag, "\(command.name) needs a login first (LOGIN or AUTHENTICATE)")])
+        }
+    }
+
+    /// CAPABILITY, NOOP, LOGOUT, ID: allowed in every state (RFC 3501 6.1).
+    private mutating func anyStateCommand(_ tagged: TaggedCommand) -> Action {
+        let tag = tagged.tag
+        switch tagged.command {
+        case .capability:
+            return .send([.untagged(.capability(capabilities)), Self.tagged(tag, .ok, "CAPABILITY completed")])
+        case .logout:
+            state = .loggedOut
+            return .close([
+                Self.untagged(.bye, "MockIMAPServer logging out"), Self.tagged(tag, .ok, "LOGOUT completed"),
+            ])
+        case .id:
+            let identity = [
+                IDParameter(key: "name", value: "MockIMAPServer"), IDParameter(key: "vendor", value: "MailSearch"),
+            ]
+            return .send([.untagged(.id(identity)), Self.tagged(tag, .ok, "ID completed")])
+        default:
+            // NOOP: when logged in, the mailbox session reports changes.
+            if user != nil { return .execute(tagged) }
+            return .send([Self.tagged(tag, .ok, "NOOP completed")])
+        }
+    }
+
+    /// A line of the SASL exchange: base64, or `*` to cancel (RFC 3501 6.2.2).
+    mutating func authenticationResponse(_ line: ByteString) -> Action {
+        guard case .authenticating(let tag, let mechanism, let failed) = state else { return .none }
+        if line == "*" {
+            state = .notAuthenticated
+            return .send([Self.bad(tag, "authentication cancelled")])
+        }
+        if failed {
+            state = .notAuthenticated
+            return .send([Self.authenticationFailed(tag)])
+        }
+        return saslAnswer(line, tag: tag, mechanism: mechanism)
+    }
+
+    private mutating func saslAnswer(_ base64: ByteString, tag: String, mechanism: Mechanism) -> Action {
+        guard let decoded = base64.isEmpty ? [] : Base64.decode(validating: base64.bytes) else {
+            state = .notAuthenticated
+            return .send([Self.bad(tag, "the SASL answer is not valid base64")])
+        }
+        switch mechanism {
+        case .plain:
+            // message = [authzid] UTF8NUL authcid UTF8NUL passwd   (RFC 4616)
+            let parts = decoded.split(separator: 0, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            guard parts.count == 3 else {
+                state = .notAuthenticated
+                return .send([Self.bad(tag, "a PLAIN answer is authzid NUL authcid NUL password")])
+            }
+            guard parts[0].isEmpty || parts[0] == parts[1] else {
+                state = .notAuthenticated
+                return .send([
+                    Self.tagged(
+                        tag, .no, "cannot act as another user", code: .other(name: "AUTHORIZATIONFAILED", value: nil))
+                ])
+            }
+            state = .verifying(tag: tag, mechanism: .plain)
+            return .verifyPassword(tag: tag, user: parts[1], password: parts[2])
+        case .xoauth2:
+            // "user=" user ^A "auth=Bearer " token ^A ^A
+            var user: String?
+            var token: String?
+            for field in decoded.split(separator: 1) {
+                let text = String(decoding: field, as: UTF8.self)
+                if text.hasPrefix("user=") { user = String(text.dropFirst(5)) }
+                if text.lowercased().hasPrefix("auth=bearer ") { token = String(text.dropFirst(12)) }
+            }
+            guard let user, let token else {
+                state = .notAuthenticated
+                return .send([Self.bad(tag, "an XOAUTH2 answer is user=... ^A auth=Bearer ... ^A ^A")])
+            }
+            state = .verifying(tag: tag, mechanism: .xoauth2)
+            return .verifyToken(tag: tag, user: user, token: token)
+        }
+    }
+
+    /// The driver checked the credentials of `.verifyPassword` or `.verifyToken`.
+    mutating func credentialsChecked(user: String, accepted: Bool) -> Action {
+        guard case .verifying(let tag, let mechanism) = state else { return .none }
+        guard accepted else {
+            if mechanism == .xoauth2 {
+                // Like Gmail: an error challenge first, the NO after the client's empty answer.
+                state = .authenticating(tag: tag, mechanism: .xoauth2, failed: true)
+                let error = #"{"status":"401","schemes":"Bearer","scope":"https://mail.google.com/"}"#
+                return .send([.continuation(ContinuationRequest(text: ByteString(Base64.encode(Array(error.utf8)))))])
+            }
+            state = .notAuthenticated
+            return .send([Self.authenticationFailed(tag)])
+        }
+        state = .authenticated(user: user, selection: nil)
+        return .send([Self.tagged(tag, .ok, "Logged in", code: .capability(capabilities))])
+    }
+
+    /// DONE ended IDLE.
+    mutating func idleDone() -> Action {
+        guard case .idling(let tag, let user, let selection) = state else { return .none }
+        state = .authenticated(user: user, selection: selection)
+        return .send([Self.tagged(tag, .ok, "IDLE terminated")])
+    }
+
+    /// The parser refused a command (grammar, limit, unknown name). The session goes on.
+    mutating func parseFailed(_ error: CommandParseError) -> Action {
+        let reason = Self.reason(error)
+        switch state {
+        case .authenticating(let tag, _, _):
+            state = .notAuthenticated
+            return .send([Self.bad(tag, reason)])
+        case .idling(let tag, let user, let selection):
+            state = .authenticated(user: user, selection: selection)
+            return .send([Self.bad(tag, "expected DONE to end IDLE")])
+        case .loggedOut:
+            return .none
+        case .connected, .notAuthenticated, .startingTLS, .verifying, .authenticated:
+            guard let tag = error.tag else { return .send([Self.untagged(.bad, reason)]) }
+            return .send([Self.bad(tag, reason)])
+        }
+    }
+
+    /// The mailbox session ran a command; `selection` is what is selected now.
+    mutating func executed(selection: Selection?, closesConnection: Bool) {
+        guard case .authenticated(let user, _) = state else { return }
+        state = closesConnection ? .loggedOut : .authenticated(user: user, selection: selection)
+    }
+
+    /// The TLS handshake after STARTTLS finished.
+    mutating func tlsStarted() {
+        guard case .startingTLS = state else { return }
+        isTLS = true
+        state = .notAuthenticated
+    }
+
+    /// The TLS handshake after STARTTLS failed: nothing more can be said safely.
+    mutating func tlsFailed() -> Action {
+        state = .loggedOut
+        return .close([])
+    }
+
+    /// The selected mailbox changed (another session or the test API).
+    func mailboxChanged() -> Action {
+        guard case .idling = state else { return .none }
+        return .reportUpdates(prefix: [])
+    }
+
+    /// Nothing arrived for `elapsed`: close a connection that has not logged in within the login
+    /// timeout, or a logged-in one silent for the autologout timeout (RFC 3501 5.4), with BYE.
+    mutating func silence(for elapsed: Duration) -> Action {
+        switch state {
+        case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying:
+            guard elapsed >= settings.loginTimeout else { return .none }
+        case .authenticated, .idling:
+            guard elapsed >= settings.autologoutTimeout else { return .none }
+        case .loggedOut:
+            return .none
+        }
+        state = .loggedOut
+        return .close([Self.untagged(.bye, "Autologout; idle for too long")])
+    }
+
+    /// The peer closed the connection.
+    mutating func connectionClosed() {
+        state = .loggedOut
+    }
+
+    // MARK: - Responses
+
+    static func tagged(_ tag: String, _ status: ResponseStatus, _ text: String, code: ResponseCode? = nil) -> Response {
+        .tagged(TaggedResponse(tag: tag, status: status, text: ResponseText(code: code, text: ByteString(text))))
+    }
+
+    static func bad(_ tag: String, _ text: String) -> Response { tagged(tag, .bad, text) }
+
+    static func untagged(_ status: UntaggedStatus, _ text: String, code: ResponseCode? = nil) -> Response {
+        .untagged(.condition(status, ResponseText(code: code, text: ByteString(text))))
+    }
+
+    static func authenticationFailed(_ tag: String) -> Response {
+        tagged(tag, .no, "Authentication failed", code: .authenticationFailed)
+    }
+
+    static func privacyRequired(_ tag: String) -> Response {
+        tagged(
+            tag, .no, "Plain-text login is disabled on an unencrypted connection; use STARTTLS first",
+            code: .other(name: "PRIVACYREQUIRED", value: nil))
+    }
+
+    /// The text of a BAD for a parse error: which rule or limit was broken.
+    static func reason(_ error: CommandParseError) -> String {
+        switch error.code {
+        case .lineTooLong: return "line too long: \(error.message)"
+        case .literalTooLarge: return "literal too large: \(error.message)"
+        case .frameTooLarge: return "command too large: \(error.message)"
+        case .nestingTooDeep: return "too deeply nested: \(error.message)"
+        case .unknownCommand: return error.message
+        default: return "syntax error: \(error.message)"
+        }
+    }
+}
