@@ -1,0 +1,97 @@
+import IMAPCore
+
+extension MailboxSession {
+    // RFC 3501 6.4.4, RFC 4731 ESEARCH, RFC 7162 3.1.5 (MODSEQ)
+    /// ```
+    /// C: a9 UID SEARCH RETURN (MIN MAX COUNT) CHARSET UTF-8 FROM "grace" SINCE 1-Jan-2025
+    /// S: * ESEARCH (TAG "a9") UID MIN 4 MAX 982 COUNT 31
+    /// S: a9 OK SEARCH completed
+    /// ```
+    mutating func search(
+        _ keys: [SearchKey], charset: String?, returnOptions: [SearchReturnOption]?, byUID: Bool, tag: String
+    ) -> Reply {
+        guard let view = selected else { return .bad("no mailbox is selected") }
+        if let refusal = charsetRefusal(charset) { return refusal }
+        if let refusal = SearchEvaluator.unsupportedKey(in: keys, profile: profile) { return .bad(refusal) }
+        if let returnOptions, returnOptions.contains(.save) {
+            return .bad("RETURN (SAVE) needs SEARCHRES, which this server does not announce")
+        }
+        let usesModificationSequence = SearchEvaluator.usesModificationSequence(keys)
+        if usesModificationSequence { condStoreEnabled = true }
+        guard let record = store.snapshot(user: user, mailbox: view.name) else {
+            return .no("the mailbox is gone", code: Self.code("NONEXISTENT"))
+        }
+        let evaluator = SearchEvaluator(record: record, view: view, wholeWords: profile == .gmailLike, now: now())
+        let matches = evaluator.matching(keys)
+        let numbers = matches.map { byUID ? $0.message.uid : $0.sequenceNumber }
+        let highest = usesModificationSequence ? matches.map(\.message.modificationSequence).max() : nil
+        if let returnOptions {
+            return .ok(
+                "SEARCH completed",
+                untagged: [
+                    .untagged(
+                        .extendedSearch(
+                            Self.extendedSearch(
+                                numbers, options: returnOptions, byUID: byUID, tag: tag, modificationSequence: highest))
+                    )
+                ])
+        }
+        return .ok("SEARCH completed", untagged: [.untagged(.search(numbers, modificationSequence: highest))])
+    }
+
+    /// The ESEARCH answer for `numbers` (ascending): `RETURN ()` means ALL; MIN, MAX and ALL are
+    /// left out when nothing matched (RFC 4731 3.1).
+    static func extendedSearch(
+        _ numbers: [UInt32], options: [SearchReturnOption], byUID: Bool, tag: String, modificationSequence: UInt64?
+    ) -> ExtendedSearchResponse {
+        let wanted = options.isEmpty ? [.all] : options
+        var result = ExtendedSearchResponse(tag: tag, isUID: byUID, modificationSequence: modificationSequence)
+        if wanted.contains(.min) { result.min = numbers.min() }
+        if wanted.contains(.max) { result.max = numbers.max() }
+        if wanted.contains(.count) { result.count = UInt32(numbers.count) }
+        if wanted.contains(.all) && !numbers.isEmpty { result.all = SequenceSet(numbers: numbers) }
+        return result
+    }
+
+    // RFC 5256 SORT
+    /// ```
+    /// C: b1 UID SORT (REVERSE ARRIVAL) UTF-8 FROM "bob"
+    /// S: * SORT 902 877 31
+    /// S: b1 OK SORT completed
+    /// ```
+    mutating func sort(
+        _ criteria: [SortCriterion], keys: [SearchKey], charset: String, returnOptions: [SearchReturnOption]?,
+        byUID: Bool
+    ) -> Reply {
+        guard let view = selected else { return .bad("no mailbox is selected") }
+        if returnOptions != nil { return .bad("SORT RETURN needs ESORT, which this server does not announce") }
+        if let display = criteria.first(where: { $0.key == .displayFrom || $0.key == .displayTo }) {
+            return .bad("\(display.key.name) needs SORT=DISPLAY, which this server does not announce")
+        }
+        if let refusal = charsetRefusal(charset) { return refusal }
+        if let refusal = SearchEvaluator.unsupportedKey(in: keys, profile: profile) { return .bad(refusal) }
+        let usesModificationSequence = SearchEvaluator.usesModificationSequence(keys)
+        if usesModificationSequence { condStoreEnabled = true }
+        guard let record = store.snapshot(user: user, mailbox: view.name) else {
+            return .no("the mailbox is gone", code: Self.code("NONEXISTENT"))
+        }
+        let evaluator = SearchEvaluator(record: record, view: view, wholeWords: profile == .gmailLike, now: now())
+        let sorted = SortOrder(criteria: criteria).sorted(evaluator.matching(keys))
+        let numbers = sorted.map { byUID ? $0.message.uid : $0.sequenceNumber }
+        let highest = usesModificationSequence ? sorted.map(\.message.modificationSequence).max() : nil
+        return .ok("SORT completed", untagged: [.untagged(.sort(numbers, modificationSequence: highest))])
+    }
+
+    /// `NO [BADCHARSET (...)]` for a charset the server does not search in (RFC 3501 6.4.4).
+    func charsetRefusal(_ charset: String?) -> Reply? {
+        guard let charset else { return nil }
+        let name = charset.uppercased()
+        if profile == .exchangeLike {
+            return name == "US-ASCII" ? nil : .no("only US-ASCII can be searched", code: .badCharset(["US-ASCII"]))
+        }
+        guard name == "UTF-8" || name == "US-ASCII" else {
+            return .no("\(charset) is not supported", code: .badCharset(["UTF-8", "US-ASCII"]))
+        }
+        return nil
+    }
+}
