@@ -1,0 +1,312 @@
+import IMAPCore
+import Synchronization
+import Transport
+
+/// Runs one connection: reads bytes, feeds them to the command parser and the session state
+/// machine, performs the actions it returns (write, STARTTLS, check credentials, run mailbox
+/// commands, close), and pushes changes to an idling client.
+///
+/// Everything the connection receives arrives as one stream of inputs, handled in order: bytes
+/// from the reader task, silence (a read timeout), the end of the stream, and "the selected
+/// mailbox changed" from the store. The reader is restarted after STARTTLS with a new epoch, so
+/// plain-text bytes read before the handshake are dropped, never parsed.
+struct ConnectionDriver {
+    enum Input: Sendable {
+        case bytes([UInt8], epoch: Int)
+        case silence(epoch: Int)
+        case closed(epoch: Int)
+        case mailboxChanged
+    }
+
+    /// Set while a mailbox-changed input is queued, so a burst of changes queues one input.
+    final class ChangeSignal: Sendable {
+        let pending = Atomic<Bool>(false)
+    }
+
+    let connection: NetworkConnection
+    let store: MailStore
+    let configuration: MockIMAPServer.Configuration
+    let certificate: ServerTLSConfiguration
+    let record: SessionRecord
+
+    private var machine: SessionStateMachine
+    private var parser: CommandParser
+    private var mailboxSession: MailboxSession?
+    private var output: [UInt8] = []
+    /// The encoded OK of STARTTLS, written together with the handshake start.
+    private var startTLSResponse: [UInt8]?
+    private var closing = false
+    private var lastActivity = ContinuousClock.now
+    private var epoch = 0
+    private let changeSignal = ChangeSignal()
+    private var observation: (id: UInt64, mailbox: String)?
+    private var continuation: AsyncStream<Input>.Continuation?
+    /// Client bytes given to the parser and not yet matched to an event (for the transcript).
+    private var unattributed: [UInt8] = []
+    private var appendedTotal = 0
+    private var attributedTotal = 0
+
+    init(
+        connection: NetworkConnection, listener: MockIMAPServer.Listener.Kind, store: MailStore,
+        configuration: MockIMAPServer.Configuration, certificate: ServerTLSConfiguration, record: SessionRecord
+    ) {
+        self.connection = connection
+        self.store = store
+        self.configuration = configuration
+        self.certificate = certificate
+        self.record = record
+        machine = SessionStateMachine(
+            settings: SessionStateMachine.Settings(
+                profile: configuration.profile, offersStartTLS: listener == .plain,
+                allowPlainTextAuthentication: configuration.allowPlainTextAuthentication,
+                loginTimeout: configuration.loginTimeout, autologoutTimeout: configuration.autologoutTimeout),
+            isTLS: listener == .implicitTLS)
+        parser = CommandParser(options: configuration.limits)
+    }
+
+    /// Serves the connection until it closes.
+    mutating func run() async {
+        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+        self.continuation = continuation
+        var reader = startReader()
+        defer {
+            reader.cancel()
+            if let observation { store.stopObserving(observation.id) }
+            connection.close()
+            continuation.finish()
+            record.closed()
+        }
+        perform(machine.connected())
+        guard await flush() else { return }
+        for await input in inputs {
+            switch input {
+            case .bytes(let bytes, let inputEpoch):
+                guard inputEpoch == epoch else { continue }
+                lastActivity = .now
+                handle(bytes)
+            case .silence(let inputEpoch):
+                guard inputEpoch == epoch else { continue }
+                perform(machine.silence(for: .now - lastActivity))
+            case .closed(let inputEpoch):
+                guard inputEpoch == epoch else { continue }
+                machine.connectionClosed()
+                return
+            case .mailboxChanged:
+                changeSignal.pending.store(false, ordering: .relaxed)
+                perform(machine.mailboxChanged())
+            }
+            guard await flush(), !closing else { return }
+            if let response = startTLSResponse {
+                startTLSResponse = nil
+                reader.cancel()
+                await reader.value
+                epoch += 1
+                // Bytes after STARTTLS came before the handshake: never trusted (RFC 3501 6.2.1).
+                _ = parser.takeUnframedBytes()
+                unattributed.removeAll()
+                appendedTotal = 0
+                attributedTotal = 0
+                do {
+                    try await connection.startTLS(server: certificate, afterWriting: response)
+                    machine.tlsStarted()
+                } catch {
+                    _ = machine.tlsFailed()
+                    return
+                }
+                lastActivity = .now
+                reader = startReader()
+            }
+        }
+    }
+
+    /// A task that reads until the connection ends, tagged with the current epoch.
+    private func startReader() -> Task<Void, Never> {
+        let connection = connection
+        let continuation = continuation
+        let epoch = epoch
+        let tick = min(configuration.loginTimeout, configuration.autologoutTimeout)
+        return Task {
+            while !Task.isCancelled {
+                do throws(TransportError) {
+                    let bytes = try await connection.read(timeout: tick)
+                    continuation?.yield(.bytes(bytes, epoch: epoch))
+                } catch {
+                    if error.code == .readTimeout {
+                        continuation?.yield(.silence(epoch: epoch))
+                        continue
+                    }
+                    if !Task.isCancelled { continuation?.yield(.closed(epoch: epoch)) }
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: - Client bytes
+
+    private mutating func handle(_ bytes: [UInt8]) {
+        parser.append(bytes)
+        unattributed += bytes
+        appendedTotal += bytes.count
+        while !closing && startTLSResponse == nil {
+            let event: CommandParserEvent?
+            do {
+                event = try parser.next()
+            } catch {
+                recordClientFrame(redacting: parser.mode == .authentication ? .everything : .credentialCommands)
+                perform(machine.parseFailed(error))
+                parser.mode = machine.parserMode
+                continue
+            }
+            guard let event else {
+                // Bytes a broken limit threw away belong to no event.
+                _ = takeAttributedBytes()
+                break
+            }
+            switch event {
+            case .continuationNeeded(let size):
+                perform(machine.literalAnnounced(size: size))
+            case .command(let tagged):
+                switch tagged.command {
+                case .login:
+                    _ = takeAttributedBytes()
+                    record.record(.client, line: "\(tagged.tag) LOGIN ***")
+                case .authenticate(let mechanism, let initialResponse):
+                    _ = takeAttributedBytes()
+                    record.record(
+                        .client, line: "\(tagged.tag) AUTHENTICATE \(mechanism)\(initialResponse == nil ? "" : " ***")")
+                default:
+                    recordClientFrame(redacting: .credentialCommands)
+                }
+                perform(machine.commandReceived(tagged))
+            case .authenticationResponse(let line):
+                _ = takeAttributedBytes()
+                record.record(.client, line: "***")
+                perform(machine.authenticationResponse(line))
+            case .idleDone:
+                recordClientFrame(redacting: .credentialCommands)
+                perform(machine.idleDone())
+            }
+            parser.mode = machine.parserMode
+        }
+    }
+
+    private enum Redaction {
+        case everything
+        case credentialCommands
+    }
+
+    /// The bytes the parser consumed since the last event.
+    private mutating func takeAttributedBytes() -> [UInt8] {
+        let consumed = appendedTotal - parser.bufferedByteCount
+        let count = max(0, min(consumed - attributedTotal, unattributed.count))
+        attributedTotal += count
+        let bytes = Array(unattributed.prefix(count))
+        unattributed.removeFirst(count)
+        return bytes
+    }
+
+    private mutating func recordClientFrame(redacting redaction: Redaction) {
+        let bytes = takeAttributedBytes()
+        guard !bytes.isEmpty else { return }
+        switch redaction {
+        case .everything:
+            record.record(.client, line: "***")
+        case .credentialCommands:
+            // A broken LOGIN or AUTHENTICATE still carries a secret: keep only tag and verb.
+            let firstLine = bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+            let words = firstLine.split(separator: UInt8(ascii: " "), maxSplits: 2)
+            if words.count > 2 {
+                let verb = String(decoding: words[1], as: UTF8.self).uppercased()
+                if verb == "LOGIN" || verb == "AUTHENTICATE" {
+                    record.record(.client, line: String(decoding: words[0], as: UTF8.self) + " \(verb) ***")
+                    return
+                }
+            }
+            record.record(.client, bytes)
+        }
+    }
+
+    // MARK: - Actions
+
+    private mutating func perform(_ action: SessionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .send(let responses):
+            write(responses)
+        case .close(let responses):
+            write(responses)
+            closing = true
+        case .startTLS(let response):
+            let bytes = ResponseEncoder.encode(response)
+            record.record(.server, bytes)
+            startTLSResponse = bytes
+        case .verifyPassword(_, let user, let password):
+            let accepted = store.credentials(of: user)?.password.map { $0 == password } ?? false
+            loggedIn(user, accepted: accepted)
+        case .verifyToken(_, let user, let token):
+            let accepted = store.credentials(of: user)?.oauth2Token.map { $0 == token } ?? false
+            loggedIn(user, accepted: accepted)
+        case .execute(let tagged):
+            guard var session = mailboxSession else { return }
+            let outcome = session.execute(tagged)
+            mailboxSession = session
+            write(outcome.responses)
+            machine.executed(selection: session.selection, closesConnection: outcome.closesConnection)
+            if outcome.closesConnection { closing = true }
+            observeSelection()
+        case .reportUpdates(let prefix):
+            write(prefix)
+            guard var session = mailboxSession else { return }
+            let outcome = session.pendingUpdates()
+            mailboxSession = session
+            write(outcome.responses)
+            if outcome.closesConnection { closing = true }
+        }
+    }
+
+    private mutating func loggedIn(_ user: String, accepted: Bool) {
+        if accepted {
+            mailboxSession = MailboxSession(store: store, user: user, profile: configuration.profile)
+            record.loggedIn(user)
+        }
+        perform(machine.credentialsChecked(user: user, accepted: accepted))
+    }
+
+    /// Watches the selected mailbox, so IDLE can report changes as they happen.
+    private mutating func observeSelection() {
+        let selected = mailboxSession?.selected?.name
+        guard observation?.mailbox != selected else { return }
+        if let observation { store.stopObserving(observation.id) }
+        observation = nil
+        guard let selected, let user = mailboxSession?.user else { return }
+        let continuation = continuation
+        let signal = changeSignal
+        let id = store.observe(user: user, mailbox: selected) {
+            if !signal.pending.exchange(true, ordering: .relaxed) { continuation?.yield(.mailboxChanged) }
+        }
+        observation = (id, selected)
+    }
+
+    private mutating func write(_ responses: [Response]) {
+        for response in responses {
+            let bytes = ResponseEncoder.encode(response)
+            record.record(.server, bytes)
+            output += bytes
+        }
+    }
+
+    /// Sends what was written; false when the connection is gone.
+    private mutating func flush() async -> Bool {
+        guard !output.isEmpty else { return true }
+        let bytes = output
+        output = []
+        do {
+            try await connection.write(bytes)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
