@@ -1,0 +1,127 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MockIMAPServer
+import Testing
+import Transport
+
+/// A server for one test, on free loopback ports, with alice (password and token) and bob.
+func startServer(
+    profile: Profile = .full, allowPlainText: Bool = false, loginTimeout: Duration = .seconds(60),
+    limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 1 << 20)
+) async throws -> MockIMAPServer {
+    try await MockIMAPServer.start(
+        .init(
+            listeners: [.plain(), .implicitTLS()], tls: .selfSigned(hosts: ["localhost", "127.0.0.1"]),
+            profile: profile,
+            users: [
+                .init("alice", password: "secret", oauth2Token: "ya29.alice-token"), .init("bob", password: "hunter2"),
+            ],
+            allowPlainTextAuthentication: allowPlainText, loginTimeout: loginTimeout, limits: limits))
+}
+
+extension MockIMAPServer {
+    /// A client configuration for this server.
+    func clientConfiguration(implicitTLS: Bool = true) -> IMAPConfiguration {
+        let tls = ClientTLSConfiguration(additionalTrustPEM: certificatePEM, usesSystemTrustStore: false)
+        return IMAPConfiguration(
+            host: "localhost", port: port(for: implicitTLS ? .implicitTLS : .plain),
+            security: implicitTLS ? .implicitTLS(tls) : .startTLS(tls),
+            timeouts: .init(connect: .seconds(10), tlsHandshake: .seconds(10), commandInactivity: .seconds(20)))
+    }
+
+    /// A logged-in IMAPClient session, INBOX selected.
+    func session(user: String = "alice", password: String = "secret") async throws -> IMAPSession {
+        let session = try await IMAPSession.connect(clientConfiguration())
+        try await session.login(.password(user: user, password: password))
+        try await session.select("INBOX")
+        return session
+    }
+
+    /// A raw line client on the plain or TLS port.
+    func rawClient(tls: Bool = true) async throws -> RawClient {
+        let connection: NetworkConnection
+        if tls {
+            connection = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: port(for: .implicitTLS)!,
+                security: .tls(ClientTLSConfiguration(additionalTrustPEM: certificatePEM, usesSystemTrustStore: false)))
+        } else {
+            connection = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: port(for: .plain)!, security: .plainText)
+        }
+        let client = RawClient(connection: connection)
+        _ = try await client.readLine()  // greeting
+        return client
+    }
+}
+
+/// Speaks IMAP by hand: sends lines, reads lines (literals included as raw text).
+final class RawClient: @unchecked Sendable {
+    // Used by one test task at a time.
+    let connection: NetworkConnection
+    private var buffer: [UInt8] = []
+
+    init(connection: NetworkConnection) { self.connection = connection }
+
+    func send(_ text: String) async throws {
+        try await connection.write(Array(text.utf8))
+    }
+
+    func sendBytes(_ bytes: [UInt8]) async throws {
+        try await connection.write(bytes)
+    }
+
+    /// The next line without CRLF.
+    func readLine(timeout: Duration = .seconds(10)) async throws -> String {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            buffer += try await connection.read(timeout: timeout)
+        }
+    }
+
+    /// Sends `tag command` and returns every line up to and including the tagged response.
+    @discardableResult
+    func command(_ tag: String, _ command: String) async throws -> [String] {
+        try await send("\(tag) \(command)\r\n")
+        return try await lines(until: tag)
+    }
+
+    /// Lines up to and including the one tagged `tag`.
+    func lines(until tag: String) async throws -> [String] {
+        var lines: [String] = []
+        while true {
+            let line = try await readLine()
+            lines.append(line)
+            if line.hasPrefix(tag + " ") { return lines }
+        }
+    }
+
+    /// Logs in as alice.
+    func login(_ user: String = "alice", _ password: String = "secret") async throws {
+        let lines = try await command("l1", "LOGIN \(user) \(password)")
+        #expect(lines.last?.hasPrefix("l1 OK") == true, "\(lines)")
+    }
+
+    func close() { connection.close() }
+}
+
+extension Array where Element == String {
+    /// The tagged line.
+    var tagged: String { last ?? "" }
+}
+
+/// A message with the given fields, CRLF line ends.
+func message(
+    from: String = "Grace Jones <grace@apple.com>", to: String = "Alice <alice@example.com>",
+    subject: String = "Hello", date: String = "Tue, 05 Mar 2024 14:05:00 +0000", body: String = "Hello there.",
+    extraHeaders: String = ""
+) -> [UInt8] {
+    Array(
+        ("From: \(from)\r\nTo: \(to)\r\nSubject: \(subject)\r\nDate: \(date)\r\nMessage-ID: <\(UUID())@example.com>\r\n"
+            + extraHeaders + "\r\n\(body)\r\n").utf8)
+}
