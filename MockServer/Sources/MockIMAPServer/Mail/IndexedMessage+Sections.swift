@@ -1,0 +1,100 @@
+public import IMAPCore
+import MailMIME
+
+extension IndexedMessage {
+    /// The bytes of `BODY[section]` (RFC 3501 6.4.5), nil when the part does not exist (or HEADER
+    /// or TEXT is asked of a part that is not a message/rfc822).
+    ///
+    /// - `[]`: the whole message; `[HEADER]`, `[TEXT]`: its header (with the empty line) and body;
+    ///   `[HEADER.FIELDS (names)]` and `.NOT`: the matching fields in message order, then CRLF.
+    /// - `[n.m]`: the body of a part; `[n.MIME]`: its MIME header. A message that is not
+    ///   multipart has one part, `[1]`: its body (and `[1.MIME]` is its header, as in Dovecot).
+    /// - For a message/rfc822 part, `[n.HEADER]`, `[n.TEXT]`, `[n.HEADER.FIELDS ...]` look into
+    ///   the encapsulated message, and `[n.1]` ... continue in its parts.
+    public func section(_ section: SectionSpecifier) -> [UInt8]? {
+        var target = mime.root
+        if !section.part.isEmpty {
+            guard let part = Self.part(at: section.part, in: mime.root) else { return nil }
+            switch section.kind {
+            case .complete: return Array(bytes[part.bodyRange])
+            case .mime: return Array(bytes[part.header.byteRange])
+            case .header, .headerFields, .headerFieldsNot, .text:
+                guard part.kind == .message, Self.isRFC822(part), let root = part.encapsulatedMessage?.root else {
+                    return nil
+                }
+                target = root
+            }
+        }
+        switch section.kind {
+        case .complete: return section.part.isEmpty ? bytes : Array(bytes[target.bodyRange])
+        case .mime: return nil
+        case .header: return Array(bytes[target.header.byteRange])
+        case .text: return Array(bytes[target.bodyRange])
+        case .headerFields(let names): return headerFields(of: target.header, names: names, including: true)
+        case .headerFieldsNot(let names): return headerFields(of: target.header, names: names, including: false)
+        }
+    }
+
+    /// Why `BINARY[part]` has no content.
+    public enum BinarySectionError: Error, Hashable, Sendable {
+        /// There is no such part.
+        case noSuchPart
+        /// The part's Content-Transfer-Encoding is not one the server can decode: answer
+        /// `NO [UNKNOWN-CTE]` (RFC 3516 section 4.3).
+        case unknownTransferEncoding
+    }
+
+    /// The bytes of `BINARY[part]` (RFC 3516): the part's body with its transfer encoding
+    /// undone; nil when the part does not exist or its encoding is unknown (see
+    /// ``binarySection(_:)`` to tell them apart). An empty path means the whole message; a
+    /// multipart or message/rfc822 part is returned as it is.
+    ///
+    /// Base64 is decoded leniently: a truncated final group yields the bytes it holds, where
+    /// Dovecot fails the FETCH ("Base64 data ends prematurely").
+    public func binary(_ part: [UInt32]) -> [UInt8]? { try? binarySection(part).get() }
+
+    /// `BINARY[part]`, or why there is none.
+    public func binarySection(_ path: [UInt32]) -> Result<[UInt8], BinarySectionError> {
+        guard !path.isEmpty else { return .success(bytes) }
+        guard let part = Self.part(at: path, in: mime.root) else { return .failure(.noSuchPart) }
+        if part.kind == .multipart || part.kind == .message { return .success(Array(bytes[part.bodyRange])) }
+        guard part.hasKnownTransferEncoding else { return .failure(.unknownTransferEncoding) }
+        return .success(part.decodedBody(in: mime))
+    }
+
+    /// The part at an IMAP part path, walking the tree as RFC 3501 6.4.5 and Dovecot do: a part
+    /// that is not multipart has one part (1, itself), and only message/rfc822 parts have parts
+    /// inside.
+    static func part(at path: [UInt32], in root: MIMEPart) -> MIMEPart? {
+        var part = root
+        for (position, number) in path.enumerated() {
+            let isLast = position == path.count - 1
+            let isMessage = part.kind == .message && isRFC822(part)
+            if part.kind == .multipart {
+                guard number >= 1, Int(number) <= part.children.count else { return nil }
+                part = part.children[Int(number) - 1]
+            } else {
+                guard number == 1, isLast || isMessage else { return nil }
+            }
+            if !isLast, part.kind == .message, isRFC822(part) {
+                guard let inner = part.encapsulatedMessage?.root else { return nil }
+                part = inner
+            }
+        }
+        return part
+    }
+
+    // header-list = "(" header-fld-name *(SP header-fld-name) ")"
+    /// The fields of `header` whose names are (or, without `including`, are not) in `names`,
+    /// in message order, followed by CRLF.
+    private func headerFields(of header: MIMEHeader, names: [ByteString], including: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        let wanted = names.map { $0.string }
+        for field in header.fields where wanted.contains(where: { field.hasName($0) }) == including {
+            output.append(contentsOf: field.bytes)
+            if field.bytes.last != 0x0A { output += [0x0D, 0x0A] }
+        }
+        output += [0x0D, 0x0A]
+        return output
+    }
+}

@@ -1,0 +1,189 @@
+public import IMAPCore
+import MailMIME
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A stored message with everything IMAP asks about it: parsed once when it is stored, so FETCH
+/// and SEARCH never parse MIME again.
+///
+/// The IMAP views follow RFC 3501 and, where the RFC leaves room, match Dovecot 2.3 byte for
+/// byte (`Tests/MockIMAPServerTests/IndexedMessageTests.swift` compares them with a real Dovecot):
+/// ENVELOPE strings are the raw header text (RFC 2047 words still encoded), BODYSTRUCTURE keeps
+/// the case of types and parameters as written, sizes count CRLF line endings.
+///
+/// ```
+/// let message = IndexedMessage(bytes: Array(raw))
+/// message.size                                       // RFC822.SIZE
+/// message.envelope.subject                           // "=?utf-8?q?R=C3=A9union?="
+/// message.section(SectionSpecifier(part: [2], kind: .mime))
+/// message.matchesSubstring("réunion", in: message.headerText("subject") ?? "")
+/// ```
+public struct IndexedMessage: Sendable {
+    /// The message with CRLF line endings (bare LFs are converted when it is stored, as real
+    /// servers store mail).
+    public let bytes: [UInt8]
+    /// The parsed MIME tree over `bytes`.
+    let mime: MIMEMessage
+    /// RFC 8970 PREVIEW text.
+    public let preview: String
+    /// The day of the Date header in the header's own time zone (SENTBEFORE, SENTON, SENTSINCE
+    /// compare it); nil without a readable Date header.
+    public let sentDate: IMAPDate?
+    /// The instant of the Date header, seconds since 1970 UTC (SORT DATE); nil without one.
+    public let sentTimestamp: Int?
+    /// Every header field as `name: value` lines, unfolded and RFC 2047 decoded (for TEXT).
+    public let allHeadersText: String
+    /// The FROM, TO, CC and BCC header values (display names and addresses), decoded and case
+    /// folded, keyed by lowercase field name: `addressText["from"]`. Absent fields have no key.
+    public let addressText: [String: String]
+    /// The decoded text of the body: every `text/*` part transfer decoded and converted to
+    /// UTF-8, HTML reduced to its text, and the header of each encapsulated message (for BODY).
+    public let bodyText: String
+    /// Where each field's decoded value lies in `allHeadersText`.
+    private let headerIndex: [HeaderEntry]
+
+    private struct HeaderEntry: Sendable {
+        var name: String
+        var value: Range<String.Index>
+    }
+
+    /// Parses `bytes` once and builds the search index.
+    public init(bytes: [UInt8]) {
+        let normalized = Self.normalizingLineEndings(bytes)
+        self.bytes = normalized
+        let mime = MIMEMessage(bytes: normalized)
+        self.mime = mime
+
+        var headersText = ""
+        headersText.reserveCapacity(mime.header.byteRange.count)
+        var ranges: [(String, Range<Int>)] = []
+        var addresses: [String: String] = [:]
+        for field in mime.header.fields {
+            let name = field.name.lowercased()
+            let value = field.decodedValue
+            headersText += name
+            headersText += ": "
+            let start = headersText.utf8.count
+            headersText += value
+            ranges.append((name, start..<headersText.utf8.count))
+            headersText += "\n"
+            if name == "from" || name == "to" || name == "cc" || name == "bcc" {
+                let folded = CaseFolding.fold(value)
+                if let existing = addresses[name] {
+                    addresses[name] = existing + "\n" + folded
+                } else {
+                    addresses[name] = folded
+                }
+            }
+        }
+        let utf8 = headersText.utf8
+        self.headerIndex = ranges.map { name, range in
+            HeaderEntry(
+                name: name,
+                value: utf8.index(
+                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
+                        utf8.startIndex, offsetBy: range.upperBound))
+        }
+        self.allHeadersText = headersText
+        self.addressText = addresses
+        self.bodyText = Self.bodyText(of: mime)
+        self.preview = Self.preview(of: mime)
+
+        if let dateField = mime.header.firstField(named: "date"), let date = DateHeader.parse(bytes: dateField.rawValue)
+        {
+            self.sentDate = IMAPDate(year: date.year, month: date.month, day: date.day)
+            self.sentTimestamp = date.timestamp
+        } else {
+            self.sentDate = nil
+            self.sentTimestamp = nil
+        }
+    }
+
+    /// RFC822.SIZE: the number of bytes, with CRLF line endings.
+    public var size: Int { bytes.count }
+
+    // MARK: Search
+
+    /// The values of all header fields called `name` (case-insensitive), unfolded, RFC 2047
+    /// decoded and joined with "\n": "" when the field exists but is empty, nil when absent
+    /// (`HEADER name ""` tests presence).
+    public func headerText(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        var result: String?
+        for entry in headerIndex where entry.name == wanted {
+            let value = allHeadersText[entry.value]
+            if let existing = result {
+                result = existing + "\n" + value
+            } else {
+                result = String(value)
+            }
+        }
+        return result
+    }
+
+    /// Whether `haystack` contains `needle`, ignoring case by Unicode simple case folding, as
+    /// every SEARCH string key compares (RFC 3501 6.4.4: "case-insensitive substring"). Dovecot
+    /// folds with i;unicode-casemap (RFC 5051), which also strips accents by decomposition; this
+    /// does not (`e` does not find `é`).
+    public func matchesSubstring(_ needle: String, in haystack: String) -> Bool {
+        CaseFolding.contains(haystack, needle)
+    }
+
+    // MARK: Building
+
+    /// `bytes` with every LF that lacks its CR given one.
+    static func normalizingLineEndings(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { buffer -> [UInt8] in
+            guard let base = buffer.baseAddress else { return bytes }
+            var bare: [Int] = []
+            var position = 0
+            while position < buffer.count, let found = memchr(base + position, 0x0A, buffer.count - position) {
+                let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if index == 0 || buffer[index - 1] != 0x0D { bare.append(index) }
+                position = index + 1
+            }
+            guard !bare.isEmpty else { return bytes }
+            var output: [UInt8] = []
+            output.reserveCapacity(buffer.count + bare.count)
+            var start = 0
+            for index in bare {
+                output.append(contentsOf: buffer[start..<index])
+                output.append(0x0D)
+                start = index
+            }
+            output.append(contentsOf: buffer[start...])
+            return output
+        }
+    }
+
+    /// The searchable text of the body (see ``bodyText``).
+    private static func bodyText(of message: MIMEMessage) -> String {
+        var text = ""
+        func visit(_ part: MIMEPart) {
+            switch part.kind {
+            case .multipart:
+                part.children.forEach(visit)
+            case .message:
+                if let inner = part.encapsulatedMessage {
+                    for field in inner.header.fields {
+                        text += field.name + ": " + field.decodedValue + "\n"
+                    }
+                    visit(inner.root)
+                }
+            case .single:
+                guard var content = part.text(in: message) else { return }
+                if part.contentType.subtype == "html" { content = HTMLText.text(of: content) }
+                if !text.isEmpty { text += "\n" }
+                text += content
+            }
+        }
+        visit(message.root)
+        return text
+    }
+}
