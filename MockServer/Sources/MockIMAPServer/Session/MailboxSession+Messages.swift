@@ -75,12 +75,19 @@ extension MailboxSession {
 
         var untagged: [Response] = []
         untagged.reserveCapacity(targets.count)
+        var unknownEncoding = false
         for target in targets {
             guard let recordIndex = record.index(ofUID: target.uid) else { continue }
             let message = record.messages[recordIndex]
             var items: [MessageAttribute] = []
             if byUID && !attributes.contains(.uid) { items.append(.uid(message.uid)) }
-            for attribute in attributes { items.append(fetchItem(attribute, message, view: view)) }
+            for attribute in attributes {
+                guard let item = fetchItem(attribute, message, view: view) else {
+                    unknownEncoding = true
+                    continue
+                }
+                items.append(item)
+            }
             if newlySeen.contains(message.uid) && !attributes.contains(.flags) {
                 items.append(.flags(flagsWithRecent(message, view: view)))
             }
@@ -91,11 +98,20 @@ extension MailboxSession {
             }
             untagged.append(.untagged(.fetch(FetchResponse(sequenceNumber: target.sequenceNumber, attributes: items))))
         }
+        if unknownEncoding {
+            // RFC 3516 4.3: BINARY of a part whose transfer encoding cannot be decoded.
+            var reply = Reply.no("a part has an unknown Content-Transfer-Encoding", code: Self.code("UNKNOWN-CTE"))
+            reply.untagged = untagged
+            return reply
+        }
         return .ok("FETCH completed", untagged: untagged)
     }
 
-    /// One FETCH item of one message.
-    func fetchItem(_ attribute: FetchAttribute, _ message: StoredMessage, view: SelectedMailboxView) -> MessageAttribute
+    /// One FETCH item of one message; nil for BINARY of a part with an unknown transfer encoding.
+    func fetchItem(
+        _ attribute: FetchAttribute, _ message: StoredMessage, view: SelectedMailboxView
+    )
+        -> MessageAttribute?
     {
         let content = message.message
         switch attribute {
@@ -115,11 +131,20 @@ extension MailboxSession {
             return .bodySection(
                 section, origin: partial.map { UInt32(clamping: $0.offset) }, data.map { Self.slice($0, partial) })
         case .binary(_, let part, let partial):
-            let data = content.binary(part)
+            let data: [UInt8]?
+            switch content.binarySection(part) {
+            case .success(let bytes): data = bytes
+            case .failure(.noSuchPart): data = nil
+            case .failure(.unknownTransferEncoding): return nil
+            }
             return .binary(
                 part: part, origin: partial.map { UInt32(clamping: $0.offset) }, data.map { Self.slice($0, partial) })
         case .binarySize(let part):
-            return .binarySize(part: part, UInt32(clamping: content.binary(part)?.count ?? 0))
+            switch content.binarySection(part) {
+            case .success(let bytes): return .binarySize(part: part, UInt32(clamping: bytes.count))
+            case .failure(.noSuchPart): return .binarySize(part: part, 0)
+            case .failure(.unknownTransferEncoding): return nil
+            }
         case .preview: return .preview(ByteString(content.preview))
         case .modificationSequence: return .modificationSequence(message.modificationSequence)
         case .gmailMessageID: return .gmailMessageID(UInt64(view.uidValidity) << 32 | UInt64(message.uid))
