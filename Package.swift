@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MockIMAPServer", targets: ["MockIMAPServer"]),
         .executable(name: "mailsearch", targets: ["mailsearch"]),
         .executable(name: "mailsearch-bench", targets: ["mailsearch-bench"]),
+        .executable(name: "mock-imap-server", targets: ["mock-imap-server"]),
     ],
     targets: [
         .systemLibrary(
@@ -44,6 +45,12 @@ let package = Package(
             name: "MockIMAPServer",
             dependencies: ["IMAPCore", "MailMIME", "Transport"],
             path: "MockServer/Sources/MockIMAPServer",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "mock-imap-server",
+            dependencies: ["MockIMAPServer"],
+            path: "MockServer/Sources/mock-imap-server",
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,0 +1,133 @@
+import Foundation
+import MockIMAPServer
+
+/// The command line of `mock-imap-server`, parsed and validated.
+struct Options {
+    /// A usage error: exit 64.
+    struct UsageError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    var plain: (host: String, port: Int)?
+    var tls: (host: String, port: Int)?
+    var users: [MockIMAPServer.User] = []
+    var seeds: [String] = []
+    var certificateOut: String?
+    var certificateIn: String?
+    var keyIn: String?
+    var profile: Profile = .full
+    var demo = false
+    var allowPlainTextAuthentication = false
+    var loginTimeout: Duration = .seconds(60)
+    var hosts = ["localhost", "127.0.0.1", "::1"]
+    var help = false
+
+    static let usage = """
+        OVERVIEW: A real IMAP server for tests: STARTTLS and implicit TLS, a self-signed certificate,
+        seeded mailboxes. Prints one READY line when it listens, then serves until SIGINT or SIGTERM.
+
+        USAGE: mock-imap-server [--listen HOST:PORT] [--tls-listen HOST:PORT] [--user NAME:PASSWORD]...
+                                [--seed PATH]... [--demo] [--cert-out FILE] [--profile NAME]
+
+        OPTIONS:
+          --listen HOST:PORT      plain-text listener with STARTTLS (port 0 picks a free one)
+          --tls-listen HOST:PORT  implicit-TLS listener (port 0 picks a free one)
+                                  (neither given: both, on 127.0.0.1:0)
+          --user NAME:PASSWORD[:TOKEN]
+                                  an account; TOKEN is accepted by AUTHENTICATE XOAUTH2
+                                  (repeatable; none given: alice:secret)
+          --seed PATH             mail for the first user: a Maildir, a directory of .eml files
+                                  (user/mailbox/*.eml or mailbox/*.eml), an mbox file, a .json seed
+                                  or one .eml file (repeatable)
+          --demo                  the bundled demo mailbox for the first user
+          --cert-out FILE         write the server's certificate (PEM) to FILE for clients to trust
+          --cert FILE --key FILE  use this certificate chain and key (PEM) instead of a fresh one
+          --hosts NAME,...        names and addresses of the fresh certificate
+                                  (default: localhost,127.0.0.1,::1)
+          --profile NAME          full, imap4rev1, gmail-like or exchange-like (default: full)
+          --allow-plaintext-auth  allow LOGIN and AUTHENTICATE before STARTTLS on plain text
+          --login-timeout SECONDS close connections that do not log in within this time (default: 60)
+          -h, --help              show this help
+
+        OUTPUT:
+          READY imap=127.0.0.1:40123 imaps=127.0.0.1:40124 cert=ca.pem
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var index = 0
+        func value(_ name: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": options.help = true
+            case "--listen": options.plain = try address(try value(argument), option: argument)
+            case "--tls-listen": options.tls = try address(try value(argument), option: argument)
+            case "--user":
+                let text = try value(argument)
+                let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+                guard parts.count >= 2, !parts[0].isEmpty else {
+                    throw UsageError("--user takes NAME:PASSWORD or NAME:PASSWORD:TOKEN, not \"\(text)\"")
+                }
+                options.users.append(
+                    MockIMAPServer.User(
+                        parts[0], password: parts[1].isEmpty ? nil : parts[1],
+                        oauth2Token: parts.count > 2 ? parts[2] : nil))
+            case "--seed": options.seeds.append(try value(argument))
+            case "--demo": options.demo = true
+            case "--cert-out": options.certificateOut = try value(argument)
+            case "--cert": options.certificateIn = try value(argument)
+            case "--key": options.keyIn = try value(argument)
+            case "--hosts":
+                options.hosts = try value(argument).split(separator: ",").map(String.init)
+                guard !options.hosts.isEmpty else { throw UsageError("--hosts needs at least one name") }
+            case "--profile":
+                let name = try value(argument)
+                guard let profile = Profile(rawValue: name) else {
+                    throw UsageError(
+                        "unknown profile \"\(name)\" (use \(Profile.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                options.profile = profile
+            case "--allow-plaintext-auth": options.allowPlainTextAuthentication = true
+            case "--login-timeout":
+                let text = try value(argument)
+                guard let seconds = Double(text), seconds > 0 else {
+                    throw UsageError("--login-timeout takes a number of seconds, not \"\(text)\"")
+                }
+                options.loginTimeout = .milliseconds(Int(seconds * 1000))
+            default:
+                throw UsageError("unknown option \"\(argument)\"; see mock-imap-server --help")
+            }
+            index += 1
+        }
+        if (options.certificateIn == nil) != (options.keyIn == nil) {
+            throw UsageError("--cert and --key go together")
+        }
+        if options.plain == nil && options.tls == nil {
+            options.plain = ("127.0.0.1", 0)
+            options.tls = ("127.0.0.1", 0)
+        }
+        if options.users.isEmpty { options.users = [MockIMAPServer.User("alice", password: "secret")] }
+        return options
+    }
+
+    /// `HOST:PORT`, `[v6]:PORT` or `PORT`.
+    static func address(_ text: String, option: String) throws(UsageError) -> (String, Int) {
+        var host = "127.0.0.1"
+        var portText = text
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = String(text[text.index(after: colon)...])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
+            throw UsageError("\(option) takes HOST:PORT (port 0 picks a free one), not \"\(text)\"")
+        }
+        return (host, port)
+    }
+}

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+import MockIMAPServer
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+}
+
+/// The seed source a path names.
+func seedSource(_ path: String) throws(MockServerError) -> SeedSource {
+    let url = URL(fileURLWithPath: path)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw MockServerError(.invalidSeed, "\(path) does not exist")
+    }
+    if isDirectory.boolValue {
+        let files = FileManager.default
+        if files.fileExists(atPath: url.appendingPathComponent("cur").path)
+            || files.fileExists(atPath: url.appendingPathComponent("new").path)
+        {
+            return .maildir(url)
+        }
+        return .emlDirectory(url)
+    }
+    switch url.pathExtension.lowercased() {
+    case "json": return .json(url)
+    case "eml": return .raw([UInt8]((try? Data(contentsOf: url)) ?? Data()))
+    default:
+        let head = (try? FileHandle(forReadingFrom: url).readData(ofLength: 5)) ?? Data()
+        guard head == Data("From ".utf8) else {
+            throw MockServerError(
+                .invalidSeed, "\(path) is not a Maildir, .eml directory, mbox file, .json seed or .eml file")
+        }
+        return .mbox(url)
+    }
+}
+
+/// `host:port`, with brackets around an IPv6 address.
+func endpoint(_ listener: MockIMAPServer.Listener) -> String {
+    listener.host.contains(":") ? "[\(listener.host)]:\(listener.port)" : "\(listener.host):\(listener.port)"
+}
+
+/// Waits for SIGINT or SIGTERM without blocking a thread of the cooperative pool.
+func waitForTerminationSignal() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let queue = DispatchQueue(label: "mock-imap-server.signals")
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumed = Mutex(false)
+        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        for source in sources {
+            source.setEventHandler {
+                guard
+                    !resumed.withLock({ value in
+                        defer { value = true }; return value
+                    })
+                else { return }
+                for other in sources { other.cancel() }
+                continuation.resume()
+            }
+            source.resume()
+        }
+    }
+}
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    printError(error.message)
+    exit(64)
+}
+if options.help {
+    print(Options.usage)
+    exit(0)
+}
+
+do {
+    var listeners: [MockIMAPServer.Listener] = []
+    if let plain = options.plain { listeners.append(.plain(host: plain.host, port: plain.port)) }
+    if let tls = options.tls { listeners.append(.implicitTLS(host: tls.host, port: tls.port)) }
+    var tls = MockIMAPServer.TLSSource.selfSigned(hosts: options.hosts)
+    if let certificate = options.certificateIn, let key = options.keyIn {
+        guard let chain = FileManager.default.contents(atPath: certificate),
+            let keyData = FileManager.default.contents(atPath: key)
+        else { throw MockServerError(.startFailed, "cannot read \(certificate) or \(key)") }
+        tls = .pem(certificate: [UInt8](chain), key: [UInt8](keyData))
+    }
+    let server = try await MockIMAPServer.start(
+        .init(
+            listeners: listeners, tls: tls, profile: options.profile, users: options.users,
+            allowPlainTextAuthentication: options.allowPlainTextAuthentication, loginTimeout: options.loginTimeout))
+    let owner = options.users[0].name
+    for path in options.seeds { try server.store.seed(user: owner, from: try seedSource(path)) }
+    if options.demo { try DemoMailbox.seed(into: server.store, user: owner) }
+    if let path = options.certificateOut {
+        guard FileManager.default.createFile(atPath: path, contents: Data(server.certificatePEM)) else {
+            throw MockServerError(.startFailed, "cannot write the certificate to \(path)")
+        }
+    }
+    var ready = "READY"
+    if let plain = server.listeners.first(where: { $0.kind == .plain }) { ready += " imap=" + endpoint(plain) }
+    if let tls = server.listeners.first(where: { $0.kind == .implicitTLS }) { ready += " imaps=" + endpoint(tls) }
+    if let path = options.certificateOut { ready += " cert=" + path }
+    // Unbuffered: whoever started the server waits for this line.
+    FileHandle.standardOutput.write(Data((ready + "\n").utf8))
+    await waitForTerminationSignal()
+    await server.stop()
+    exit(0)
+} catch let error as MockServerError {
+    printError(error.message)
+    exit(1)
+} catch {
+    printError("\(error)")
+    exit(1)
+}
