@@ -1,4 +1,4 @@
-import IMAPCore
+package import IMAPCore
 import MailMIME
 
 /// The protocol state of one connection (RFC 3501 3): not authenticated, authenticated,
@@ -13,17 +13,17 @@ import MailMIME
 /// machine.connected()                                  // .send([* OK [CAPABILITY ...] ready])
 /// machine.commandReceived(TaggedCommand(tag: "a1", command: .startTLS))   // .startTLS(a1 OK ...)
 /// ```
-struct SessionStateMachine: Sendable {
+package struct SessionStateMachine: Sendable {
     /// What the machine is told about its connection and server.
-    struct Settings: Sendable {
-        var profile: Profile
+    package struct Settings: Sendable {
+        package var profile: Profile
         /// A plain-text listener, where STARTTLS is offered.
-        var offersStartTLS: Bool
-        var allowPlainTextAuthentication: Bool
-        var loginTimeout: Duration
-        var autologoutTimeout: Duration
+        package var offersStartTLS: Bool
+        package var allowPlainTextAuthentication: Bool
+        package var loginTimeout: Duration
+        package var autologoutTimeout: Duration
 
-        init(
+        package init(
             profile: Profile, offersStartTLS: Bool, allowPlainTextAuthentication: Bool = false,
             loginTimeout: Duration = .seconds(60), autologoutTimeout: Duration = .seconds(1800)
         ) {
@@ -36,18 +36,23 @@ struct SessionStateMachine: Sendable {
     }
 
     /// The selected mailbox.
-    struct Selection: Hashable, Sendable {
-        var mailbox: String
-        var isReadOnly: Bool
+    package struct Selection: Hashable, Sendable {
+        package var mailbox: String
+        package var isReadOnly: Bool
+
+        package init(mailbox: String, isReadOnly: Bool) {
+            self.mailbox = mailbox
+            self.isReadOnly = isReadOnly
+        }
     }
 
     /// A SASL mechanism this server speaks.
-    enum Mechanism: String, Hashable, Sendable {
+    package enum Mechanism: String, Hashable, Sendable {
         case plain = "PLAIN"
         case xoauth2 = "XOAUTH2"
     }
 
-    enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Connected, greeting not sent yet.
         case connected
         case notAuthenticated
@@ -65,7 +70,7 @@ struct SessionStateMachine: Sendable {
     }
 
     /// What the driver does next.
-    enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         case none
         /// Write the responses.
         case send([Response])
@@ -85,18 +90,18 @@ struct SessionStateMachine: Sendable {
         case reportUpdates(prefix: [Response])
     }
 
-    let settings: Settings
-    private(set) var state: State = .connected
+    package let settings: Settings
+    package private(set) var state: State = .connected
     /// TLS protects the connection (implicit TLS, or after STARTTLS).
-    private(set) var isTLS: Bool
+    package private(set) var isTLS: Bool
 
-    init(settings: Settings, isTLS: Bool) {
+    package init(settings: Settings, isTLS: Bool) {
         self.settings = settings
         self.isTLS = isTLS
     }
 
     /// How the command parser must read the next line.
-    var parserMode: CommandParser.Mode {
+    package var parserMode: CommandParser.Mode {
         switch state {
         case .authenticating: return .authentication
         case .idling: return .idle
@@ -105,7 +110,7 @@ struct SessionStateMachine: Sendable {
     }
 
     /// The logged-in user, if any.
-    var user: String? {
+    package var user: String? {
         switch state {
         case .authenticated(let user, _), .idling(_, let user, _): return user
         case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying, .loggedOut: return nil
@@ -113,11 +118,11 @@ struct SessionStateMachine: Sendable {
     }
 
     /// Whether a password may be sent now: over TLS, or when plain text is allowed.
-    var acceptsCredentials: Bool { isTLS || settings.allowPlainTextAuthentication }
+    package var acceptsCredentials: Bool { isTLS || settings.allowPlainTextAuthentication }
 
     /// The capabilities to announce in the current state: before login STARTTLS (on plain text),
     /// and AUTH= mechanisms or LOGINDISABLED (RFC 3501 6.2.3, 7.2.1).
-    var capabilities: [Capability] {
+    package var capabilities: [Capability] {
         var list = settings.profile.capabilities
         switch state {
         case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying:
@@ -136,20 +141,20 @@ struct SessionStateMachine: Sendable {
     // MARK: - Events
 
     /// The connection is open: greet.
-    mutating func connected() -> Action {
+    package mutating func connected() -> Action {
         guard case .connected = state else { return .none }
         state = .notAuthenticated
         return .send([Self.untagged(.ok, "MockIMAPServer ready", code: .capability(capabilities))])
     }
 
     /// The client announced a synchronizing literal and waits for `+`.
-    func literalAnnounced(size: Int) -> Action {
+    package func literalAnnounced(size: Int) -> Action {
         if case .loggedOut = state { return .none }
         return .send([.continuation(ContinuationRequest(text: "Ready for literal data"))])
     }
 
     /// A complete command arrived.
-    mutating func commandReceived(_ tagged: TaggedCommand) -> Action {
+    package mutating func commandReceived(_ tagged: TaggedCommand) -> Action {
         let tag = tagged.tag
         let command = tagged.command
         let user: String
@@ -249,7 +254,7 @@ struct SessionStateMachine: Sendable {
     }
 
     /// A line of the SASL exchange: base64, or `*` to cancel (RFC 3501 6.2.2).
-    mutating func authenticationResponse(_ line: ByteString) -> Action {
+    package mutating func authenticationResponse(_ line: ByteString) -> Action {
         guard case .authenticating(let tag, let mechanism, let failed) = state else { return .none }
         if line == "*" {
             state = .notAuthenticated
@@ -305,7 +310,7 @@ struct SessionStateMachine: Sendable {
     }
 
     /// The driver checked the credentials of `.verifyPassword` or `.verifyToken`.
-    mutating func credentialsChecked(user: String, accepted: Bool) -> Action {
+    package mutating func credentialsChecked(user: String, accepted: Bool) -> Action {
         guard case .verifying(let tag, let mechanism) = state else { return .none }
         guard accepted else {
             if mechanism == .xoauth2 {
@@ -322,14 +327,14 @@ struct SessionStateMachine: Sendable {
     }
 
     /// DONE ended IDLE.
-    mutating func idleDone() -> Action {
+    package mutating func idleDone() -> Action {
         guard case .idling(let tag, let user, let selection) = state else { return .none }
         state = .authenticated(user: user, selection: selection)
         return .send([Self.tagged(tag, .ok, "IDLE terminated")])
     }
 
     /// The parser refused a command (grammar, limit, unknown name). The session goes on.
-    mutating func parseFailed(_ error: CommandParseError) -> Action {
+    package mutating func parseFailed(_ error: CommandParseError) -> Action {
         let reason = Self.reason(error)
         switch state {
         case .authenticating(let tag, _, _):
@@ -347,33 +352,33 @@ struct SessionStateMachine: Sendable {
     }
 
     /// The mailbox session ran a command; `selection` is what is selected now.
-    mutating func executed(selection: Selection?, closesConnection: Bool) {
+    package mutating func executed(selection: Selection?, closesConnection: Bool) {
         guard case .authenticated(let user, _) = state else { return }
         state = closesConnection ? .loggedOut : .authenticated(user: user, selection: selection)
     }
 
     /// The TLS handshake after STARTTLS finished.
-    mutating func tlsStarted() {
+    package mutating func tlsStarted() {
         guard case .startingTLS = state else { return }
         isTLS = true
         state = .notAuthenticated
     }
 
     /// The TLS handshake after STARTTLS failed: nothing more can be said safely.
-    mutating func tlsFailed() -> Action {
+    package mutating func tlsFailed() -> Action {
         state = .loggedOut
         return .close([])
     }
 
     /// The selected mailbox changed (another session or the test API).
-    func mailboxChanged() -> Action {
+    package func mailboxChanged() -> Action {
         guard case .idling = state else { return .none }
         return .reportUpdates(prefix: [])
     }
 
     /// Nothing arrived for `elapsed`: close a connection that has not logged in within the login
     /// timeout, or a logged-in one silent for the autologout timeout (RFC 3501 5.4), with BYE.
-    mutating func silence(for elapsed: Duration) -> Action {
+    package mutating func silence(for elapsed: Duration) -> Action {
         switch state {
         case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying:
             guard elapsed >= settings.loginTimeout else { return .none }
@@ -387,34 +392,36 @@ struct SessionStateMachine: Sendable {
     }
 
     /// The peer closed the connection.
-    mutating func connectionClosed() {
+    package mutating func connectionClosed() {
         state = .loggedOut
     }
 
     // MARK: - Responses
 
-    static func tagged(_ tag: String, _ status: ResponseStatus, _ text: String, code: ResponseCode? = nil) -> Response {
+    package static func tagged(
+        _ tag: String, _ status: ResponseStatus, _ text: String, code: ResponseCode? = nil
+    ) -> Response {
         .tagged(TaggedResponse(tag: tag, status: status, text: ResponseText(code: code, text: ByteString(text))))
     }
 
-    static func bad(_ tag: String, _ text: String) -> Response { tagged(tag, .bad, text) }
+    package static func bad(_ tag: String, _ text: String) -> Response { tagged(tag, .bad, text) }
 
-    static func untagged(_ status: UntaggedStatus, _ text: String, code: ResponseCode? = nil) -> Response {
+    package static func untagged(_ status: UntaggedStatus, _ text: String, code: ResponseCode? = nil) -> Response {
         .untagged(.condition(status, ResponseText(code: code, text: ByteString(text))))
     }
 
-    static func authenticationFailed(_ tag: String) -> Response {
+    package static func authenticationFailed(_ tag: String) -> Response {
         tagged(tag, .no, "Authentication failed", code: .authenticationFailed)
     }
 
-    static func privacyRequired(_ tag: String) -> Response {
+    package static func privacyRequired(_ tag: String) -> Response {
         tagged(
             tag, .no, "Plain-text login is disabled on an unencrypted connection; use STARTTLS first",
             code: .other(name: "PRIVACYREQUIRED", value: nil))
     }
 
     /// The text of a BAD for a parse error: which rule or limit was broken.
-    static func reason(_ error: CommandParseError) -> String {
+    package static func reason(_ error: CommandParseError) -> String {
         switch error.code {
         case .lineTooLong: return "line too long: \(error.message)"
         case .literalTooLarge: return "literal too large: \(error.message)"
