@@ -37,7 +37,7 @@ struct SortOrder {
         case .arrival: return .number(stored.internalDate.secondsSinceEpoch)
         case .date: return .number(message.sentTimestamp ?? stored.internalDate.secondsSinceEpoch)
         case .size: return .number(message.size)
-        case .subject: return .text(baseSubject(message.headerText("Subject") ?? "").lowercased())
+        case .subject: return .text(BaseSubject.extract(from: message.headerText("Subject") ?? "").lowercased())
         // RFC 5256: the addr-mailbox (local part) of the first address.
         case .from: return .text(firstMailbox(message.envelope.from))
         case .to: return .text(firstMailbox(message.envelope.to))
@@ -56,10 +56,13 @@ struct SortOrder {
         if let name = first.name, !name.isEmpty { return name.string.lowercased() }
         return (first.emailAddress ?? "").lowercased()
     }
+}
 
+/// The base subject of RFC 5256 2.1, which SORT SUBJECT compares.
+package enum BaseSubject {
     /// The base subject of RFC 5256 2.1: without `Re:`, `Fwd:`, `[list]` prefixes, `(fwd)`
     /// trailers and `[Fwd: ...]` wrappers, white space collapsed.
-    static func baseSubject(_ subject: String) -> String {
+    package static func extract(from subject: String) -> String {
         // (1) white space runs become one space.
         var text = subject.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })
             .joined(separator: " ")
