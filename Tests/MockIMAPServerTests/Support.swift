@@ -101,6 +101,51 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// The bytes of the next response, with its literals.
+    func readFrame(timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+        var frame: [UInt8] = []
+        while true {
+            while buffer.firstIndex(of: UInt8(ascii: "\n")) == nil {
+                buffer += try await connection.read(timeout: timeout)
+            }
+            let newline = buffer.firstIndex(of: UInt8(ascii: "\n"))!
+            let line = Array(buffer[...newline])
+            buffer.removeFirst(newline + 1)
+            frame += line
+            // A line ending in {n} is followed by n bytes of literal.
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.hasSuffix("}"), let open = text.lastIndex(of: "{"),
+                let size = Int(text[text.index(after: open)..<text.index(before: text.endIndex)])
+            else { return frame }
+            while buffer.count < size { buffer += try await connection.read(timeout: timeout) }
+            frame += buffer.prefix(size)
+            buffer.removeFirst(size)
+        }
+    }
+
+    /// Sends `tag command` and parses every response up to the tagged one.
+    func responses(_ tag: String, _ command: String) async throws -> [Response] {
+        try await send("\(tag) \(command)\r\n")
+        var responses: [Response] = []
+        while true {
+            let response = try ResponseParser.parseAll(try await readFrame())
+            responses += response
+            if case .tagged(let tagged)? = response.last, tagged.tag == tag { return responses }
+        }
+    }
+
+    /// The FETCH responses of a command, and its tagged response.
+    func fetch(_ tag: String, _ command: String) async throws -> (fetches: [FetchResponse], tagged: TaggedResponse?) {
+        let all = try await responses(tag, command)
+        var fetches: [FetchResponse] = []
+        var tagged: TaggedResponse?
+        for response in all {
+            if case .untagged(.fetch(let fetch)) = response { fetches.append(fetch) }
+            if case .tagged(let value) = response { tagged = value }
+        }
+        return (fetches, tagged)
+    }
+
     /// Logs in as alice.
     func login(_ user: String = "alice", _ password: String = "secret") async throws {
         let lines = try await command("l1", "LOGIN \(user) \(password)")
