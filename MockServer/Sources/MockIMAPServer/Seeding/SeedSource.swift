@@ -35,6 +35,13 @@ public struct SeededMessage: Hashable, Sendable {
     public let mailbox: String
     /// The UID it got.
     public let uid: UInt32
+
+    /// A seeded message's place.
+    public init(user: String, mailbox: String, uid: UInt32) {
+        self.user = user
+        self.mailbox = mailbox
+        self.uid = uid
+    }
 }
 
 /// A message read from a seed, before it is stored.

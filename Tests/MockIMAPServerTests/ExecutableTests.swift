@@ -1,0 +1,200 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import Synchronization
+import Testing
+import Transport
+
+/// `mock-imap-server` as a subprocess: the READY line, serving, SIGTERM, usage errors.
+@Suite struct MockServerExecutableTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The executable, next to the test bundle in the build products directory.
+    static var executable: URL? {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("mock-imap-server") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A running server process whose output pipes are read (never left to the test runner).
+    final class Child: Sendable {
+        /// What a pipe delivered, and whether it reached its end.
+        final class Collected: Sendable {
+            let data = Mutex(Data())
+            let ended = Atomic<Bool>(false)
+        }
+
+        let process: Process
+        private let output = Collected()
+        private let errors = Collected()
+
+        init(_ arguments: [String]) throws {
+            guard let executable = MockServerExecutableTests.executable else {
+                throw SetupError(description: "mock-imap-server is not built next to the tests")
+            }
+            process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let standardOutput = Pipe()
+            let standardError = Pipe()
+            process.standardOutput = standardOutput
+            process.standardError = standardError
+            process.standardInput = FileHandle.nullDevice
+            let output = output
+            let errors = errors
+            standardOutput.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    output.ended.store(true, ordering: .releasing)
+                }
+                output.data.withLock { $0.append(data) }
+            }
+            standardError.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    errors.ended.store(true, ordering: .releasing)
+                }
+                errors.data.withLock { $0.append(data) }
+            }
+            try process.run()
+        }
+
+        var standardOutput: String { String(decoding: output.data.withLock { $0 }, as: UTF8.self) }
+        var standardError: String { String(decoding: errors.data.withLock { $0 }, as: UTF8.self) }
+
+        /// The first line of standard output, waiting up to `timeout`.
+        func firstLine(timeout: Duration = .seconds(30)) async throws -> String {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first,
+                    standardOutput.contains("\n")
+                {
+                    return String(line)
+                }
+                if !process.isRunning { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw SetupError(description: "no line from mock-imap-server; stderr: \(standardError)")
+        }
+
+        /// Waits for the process to end and its output to be read; its exit status.
+        func exitStatus(timeout: Duration = .seconds(30)) async throws -> Int32 {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning || !output.ended.load(ordering: .acquiring)
+                || !errors.ended.load(ordering: .acquiring)
+            {
+                guard ContinuousClock.now < deadline else {
+                    process.terminate()
+                    throw SetupError(description: "mock-imap-server did not exit")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return process.terminationStatus
+        }
+    }
+
+    @Test func printsReadyServesAndStopsOnSIGTERM() async throws {
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("mock-ca-\(UUID()).pem").path
+        defer { try? FileManager.default.removeItem(atPath: certificate) }
+        let child = try Child([
+            "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--user", "alice:secret", "--user", "bob:pw:tok",
+            "--demo", "--cert-out", certificate, "--profile", "full",
+        ])
+        defer { if child.process.isRunning { child.process.terminate() } }
+        let line = try await child.firstLine()
+        let pattern = #/^READY imap=127\.0\.0\.1:(\d+) imaps=127\.0\.0\.1:(\d+) cert=(.+)$/#
+        guard let match = line.wholeMatch(of: pattern), let imap = Int(match.1), let imaps = Int(match.2) else {
+            Issue.record("not a READY line: \(line)")
+            return
+        }
+        #expect(String(match.3) == certificate)
+        let pem = try [UInt8](Data(contentsOf: URL(fileURLWithPath: certificate)))
+        #expect(String(decoding: pem, as: UTF8.self).hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let tls = ClientTLSConfiguration(additionalTrustPEM: pem, usesSystemTrustStore: false)
+        for (port, security) in [(imaps, IMAPConfiguration.Security.implicitTLS(tls)), (imap, .startTLS(tls))] {
+            let session = try await IMAPSession.connect(
+                IMAPConfiguration(host: "localhost", port: port, security: security))
+            try await session.login(.password(user: "alice", password: "secret"))
+            let inbox = try await session.select("INBOX")
+            #expect(inbox.messageCount > 100)
+            #expect(try await session.search([.from("amazon.com")]).count >= 2)
+            await session.logout()
+        }
+        let bob = try await IMAPSession.connect(
+            IMAPConfiguration(host: "localhost", port: imaps, security: .implicitTLS(tls)))
+        try await bob.login(.oauth2(user: "bob", token: "tok"))
+        await bob.logout()
+        child.process.terminate()  // SIGTERM
+        #expect(try await child.exitStatus() == 0)
+        #expect(child.standardOutput.split(separator: "\n").count == 1)
+        #expect(child.standardError.isEmpty)
+    }
+
+    @Test func seedsFromAPathAndStopsOnSIGINT() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-exe-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mbox = directory.appendingPathComponent("mail.mbox")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("From a@b Sat Jan  3 01:05:34 2024\nSubject: from the mbox\n\nhello\n".utf8).write(to: mbox)
+        let child = try Child(["--listen", "127.0.0.1:0", "--seed", mbox.path, "--allow-plaintext-auth"])
+        defer { if child.process.isRunning { child.process.terminate() } }
+        let line = try await child.firstLine()
+        #expect(line.hasPrefix("READY imap=127.0.0.1:") && !line.contains("imaps=") && !line.contains("cert="))
+        let port = Int(line.split(separator: ":").last ?? "") ?? 0
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
+        let client = RawClient(connection: connection)
+        _ = try await client.readLine()
+        try await client.login()
+        _ = try await client.command("s", "SELECT INBOX")
+        #expect(try await client.numbers("a", "SEARCH SUBJECT mbox") == [1])
+        client.close()
+        kill(child.process.processIdentifier, SIGINT)
+        #expect(try await child.exitStatus() == 0)
+    }
+
+    struct UsageCase: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let message: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let usageCases = [
+        UsageCase(arguments: ["--bogus"], message: "error: unknown option \"--bogus\""),
+        UsageCase(arguments: ["--listen", "nowhere"], message: "error: --listen takes HOST:PORT"),
+        UsageCase(arguments: ["--profile", "outlook"], message: "error: unknown profile \"outlook\""),
+        UsageCase(arguments: ["--user", "nopassword"], message: "error: --user takes"),
+        UsageCase(arguments: ["--cert", "a.pem"], message: "error: --cert and --key go together"),
+    ]
+
+    @Test(arguments: usageCases) func usageErrorsExit64(_ usage: UsageCase) async throws {
+        let child = try Child(usage.arguments)
+        #expect(try await child.exitStatus() == 64)
+        #expect(child.standardError.hasPrefix(usage.message), "\(child.standardError)")
+        #expect(child.standardError.split(separator: "\n").count == 1)
+        #expect(child.standardOutput.isEmpty)
+    }
+
+    @Test func startFailureIsOneErrorLine() async throws {
+        let child = try Child(["--seed", "/nonexistent/path"])
+        #expect(try await child.exitStatus() == 1)
+        #expect(child.standardError == "error: /nonexistent/path does not exist\n")
+    }
+
+    @Test func helpPrintsOverviewUsageAndOptions() async throws {
+        let child = try Child(["--help"])
+        #expect(try await child.exitStatus() == 0)
+        let help = child.standardOutput
+        #expect(help.contains("OVERVIEW:") && help.contains("USAGE:") && help.contains("OPTIONS:"))
+        #expect(help.contains("--tls-listen"))
+    }
+}
