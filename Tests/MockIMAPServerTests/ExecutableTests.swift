@@ -73,7 +73,7 @@ import Transport
         var standardError: String { String(decoding: errors.data.withLock { $0 }, as: UTF8.self) }
 
         /// The first line of standard output, waiting up to `timeout`.
-        func firstLine(timeout: Duration = .seconds(30)) async throws -> String {
+        func firstLine(timeout: Duration = .seconds(60)) async throws -> String {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first,
@@ -88,15 +88,21 @@ import Transport
         }
 
         /// Waits for the process to end and its output to be read; its exit status.
-        func exitStatus(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        func exitStatus(timeout: Duration = .seconds(60)) async throws -> Int32 {
             let deadline = ContinuousClock.now + timeout
-            while process.isRunning || !output.ended.load(ordering: .acquiring)
-                || !errors.ended.load(ordering: .acquiring)
-            {
+            while process.isRunning {
                 guard ContinuousClock.now < deadline else {
                     process.terminate()
                     throw SetupError(description: "mock-imap-server did not exit")
                 }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // The pipes end soon after, unless another child started meanwhile inherited them
+            // (tests run in parallel): then what was written has still arrived by now.
+            let drained = ContinuousClock.now + .seconds(2)
+            while !(output.ended.load(ordering: .acquiring) && errors.ended.load(ordering: .acquiring))
+                && ContinuousClock.now < drained
+            {
                 try await Task.sleep(for: .milliseconds(20))
             }
             return process.terminationStatus

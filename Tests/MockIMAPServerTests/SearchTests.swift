@@ -52,15 +52,20 @@ import Testing
         Case(keys: "NOT (OR SEEN FROM team)", uids: [2, 4]), Case(keys: "UNSEEN UNDELETED", uids: [2, 4]),
         Case(keys: "CHARSET UTF-8 SUBJECT {5}\r\nmärz", uids: [2]),
         Case(keys: "CHARSET US-ASCII ALL", uids: [1, 2, 3, 4]),
-        // RECENT, NEW, OLD: the first SELECT took \\Recent for every message.
-        Case(keys: "RECENT", uids: [1, 2, 3, 4]), Case(keys: "NEW", uids: [2, 3, 4]), Case(keys: "OLD", uids: []),
     ]
 
-    @Test(arguments: cases) func searchKey(_ searchCase: Case) async throws {
+    /// One server for the whole table: the searches only read.
+    static let sharedServer = Task { () throws -> MockIMAPServer in
         let server = try await startServer()
         try Fixture.seed(server)
+        return server
+    }
+
+    @Test(arguments: cases) func searchKey(_ searchCase: Case) async throws {
+        let server = try await Self.sharedServer.value
         let client = try await server.rawClient()
-        _ = try await client.selectInbox()
+        _ = try await client.selectInbox(readOnly: true)
+        defer { client.close() }
         if searchCase.keys.contains("\r\n") {
             let parts = searchCase.keys.components(separatedBy: "\r\n")
             try await client.send("u UID SEARCH \(parts[0])\r\n")
@@ -71,6 +76,26 @@ import Testing
         } else {
             #expect(try await client.numbers("u", "UID SEARCH \(searchCase.keys)") == searchCase.uids)
         }
+    }
+
+    @Test func recentNewAndOld() async throws {
+        let server = try await startServer()
+        try Fixture.seed(server)
+        let first = try await server.rawClient()
+        _ = try await first.selectInbox()
+        // The first SELECT took \Recent for every message; a later session sees none.
+        #expect(try await first.numbers("a", "UID SEARCH RECENT") == [1, 2, 3, 4])
+        #expect(try await first.numbers("b", "UID SEARCH NEW") == [2, 3, 4])
+        #expect(try await first.numbers("c", "UID SEARCH OLD") == [])
+        let second = try await server.rawClient()
+        _ = try await second.selectInbox()
+        #expect(try await second.numbers("d", "UID SEARCH RECENT") == [])
+        #expect(try await second.numbers("e", "UID SEARCH OLD") == [1, 2, 3, 4])
+        try server.store.seed(user: "alice", from: .raw(message(subject: "new one")))
+        // The session that is told first gets \Recent for it.
+        #expect(try await second.command("n", "NOOP") == ["* 5 EXISTS", "* 1 RECENT", "n OK NOOP completed"])
+        #expect(try await second.numbers("f", "UID SEARCH NEW") == [5])
+        #expect(try await first.numbers("g", "UID SEARCH NEW") == [2, 3, 4])
         await server.stop()
     }
 

@@ -5,6 +5,9 @@ import MockIMAPServer
 import Testing
 import Transport
 
+/// Tests run in parallel with everything else on a shared machine: waits are generous, so a
+/// slow moment is not a failure (a hang still is).
+///
 /// A server for one test, on free loopback ports, with alice (password and token) and bob.
 func startServer(
     profile: Profile = .full, allowPlainText: Bool = false, loginTimeout: Duration = .seconds(60),
@@ -27,7 +30,7 @@ extension MockIMAPServer {
         return IMAPConfiguration(
             host: "localhost", port: port(for: implicitTLS ? .implicitTLS : .plain),
             security: implicitTLS ? .implicitTLS(tls) : .startTLS(tls),
-            timeouts: .init(connect: .seconds(10), tlsHandshake: .seconds(10), commandInactivity: .seconds(20)))
+            timeouts: .init(connect: .seconds(30), tlsHandshake: .seconds(30), commandInactivity: .seconds(60)))
     }
 
     /// A logged-in IMAPClient session, INBOX selected.
@@ -72,7 +75,7 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// The next line without CRLF.
-    func readLine(timeout: Duration = .seconds(10)) async throws -> String {
+    func readLine(timeout: Duration = .seconds(60)) async throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 var line = Array(buffer[..<newline])
@@ -102,7 +105,7 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// The bytes of the next response, with its literals.
-    func readFrame(timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+    func readFrame(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
         var frame: [UInt8] = []
         while true {
             while buffer.firstIndex(of: UInt8(ascii: "\n")) == nil {
