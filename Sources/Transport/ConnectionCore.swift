@@ -238,17 +238,17 @@ final class ConnectionCore: @unchecked Sendable {
                     continuation.resume()
                     continue
                 }
-                if let blocked {
-                    interest = blocked == .read ? (true, false) : (false, true)
-                }
+                // Part written (a TLS record with partial writes, or a short send): go on until
+                // the socket pushes back, or nothing would wake this thread to finish.
+                guard let blocked else { continue }
+                interest = blocked == .read ? (true, false) : (false, true)
             case .startTLS(let role, let prelude, _, let continuation):
                 if writeOffset < prelude.count {
                     let (written, blocked) = try writeSome(prelude, from: writeOffset)
                     writeOffset += written
                     if writeOffset < prelude.count {
-                        if let blocked {
-                            interest = blocked == .read ? (true, false) : (false, true)
-                        }
+                        guard let blocked else { continue }
+                        interest = blocked == .read ? (true, false) : (false, true)
                         break
                     }
                 }

@@ -180,6 +180,27 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         listener.stop()
     }
 
+    @Test func largeTLSWritesArriveWhole() async throws {
+        // 4 MiB in one write: TLS writes a record at a time, and the I/O thread must keep going
+        // without waiting for the peer to send something.
+        let certificate = try Self.certificate
+        let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let listener = try startServer(tls: certificate) { connection in
+            guard (try? await connection.read(timeout: .seconds(10))) != nil else { return }
+            try? await connection.write(payload)
+            _ = try? await connection.read(timeout: .seconds(10))
+            connection.close()
+        }
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port,
+            security: .tls(ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM)))
+        try await connection.write(Array("go".utf8))
+        let received = try await readExactly(payload.count, from: connection)
+        #expect(received == payload)
+        connection.close()
+        listener.stop()
+    }
+
     @Test func readTimesOutWhenTheServerSaysNothing() async throws {
         let listener = try startServer { connection in
             try? await Task.sleep(for: .seconds(5))
