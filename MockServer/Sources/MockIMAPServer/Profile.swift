@@ -8,7 +8,8 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
     case full
     /// The bare RFC 3501 set.
     case imap4rev1
-    /// `full` plus X-GM-EXT-1 (X-GM-RAW searches, whole-word matching).
+    /// `full` plus X-GM-EXT-1 (X-GM-RAW searches, whole-word matching), with LITERAL- instead of
+    /// LITERAL+ as Gmail announces.
     case gmailLike = "gmail-like"
     /// Refuses `CHARSET UTF-8` with `NO [BADCHARSET (US-ASCII)]`; no ESEARCH or SORT.
     case exchangeLike = "exchange-like"
@@ -25,7 +26,7 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
                 .namespace, .unselect, .preview, .within, .specialUse, .binary,
             ]
         case .gmailLike:
-            return Profile.full.capabilities + [.gmailExtensions]
+            return Profile.full.capabilities.map { $0 == .literalPlus ? .literalMinus : $0 } + [.gmailExtensions]
         case .exchangeLike:
             return [.imap4rev1, .literalPlus, .id, .idle, .uidPlus, .move, .namespace, .unselect]
         }

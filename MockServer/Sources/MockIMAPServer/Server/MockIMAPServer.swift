@@ -2,6 +2,10 @@ import IMAPCore
 import Synchronization
 import Transport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A real IMAP server for tests: plain text with STARTTLS and implicit TLS on loopback ports,
 /// a self-signed certificate, users, seeded mailboxes, and per-session transcripts.
 ///
@@ -52,7 +56,11 @@ public final class MockIMAPServer: Sendable {
     }
 
     /// Opens the listeners and starts accepting connections.
+    ///
+    /// It sets SIGPIPE to be ignored in the process: OpenSSL writes to sockets with `write()`, and a
+    /// client that hangs up while a TLS response is on its way must not kill the process.
     public static func start(_ configuration: Configuration) async throws(MockServerError) -> MockIMAPServer {
+        signal(SIGPIPE, SIG_IGN)
         let certificate: ServerTLSConfiguration
         switch configuration.tls {
         case .selfSigned(let hosts):

@@ -76,24 +76,23 @@ struct ConnectionDriver {
             continuation.finish()
             record.closed()
         }
-        perform(machine.connected())
-        guard await flush() else { return }
+        guard await perform(machine.connected()), await flush() else { return }
         for await input in inputs {
             switch input {
             case .bytes(let bytes, let inputEpoch):
                 guard inputEpoch == epoch else { continue }
                 lastActivity = .now
-                handle(bytes)
+                guard await handle(bytes) else { return }
             case .silence(let inputEpoch):
                 guard inputEpoch == epoch else { continue }
-                perform(machine.silence(for: .now - lastActivity))
+                guard await perform(machine.silence(for: .now - lastActivity)) else { return }
             case .closed(let inputEpoch):
                 guard inputEpoch == epoch else { continue }
                 machine.connectionClosed()
                 return
             case .mailboxChanged:
                 changeSignal.pending.store(false, ordering: .relaxed)
-                perform(machine.mailboxChanged())
+                guard await perform(machine.mailboxChanged()) else { return }
             }
             guard await flush(), !closing else { return }
             if let response = startTLSResponse {
@@ -144,7 +143,8 @@ struct ConnectionDriver {
 
     // MARK: - Client bytes
 
-    private mutating func handle(_ bytes: [UInt8]) {
+    /// Parses and runs what `bytes` complete; false when the connection is gone.
+    private mutating func handle(_ bytes: [UInt8]) async -> Bool {
         parser.append(bytes)
         unattributed += bytes
         appendedTotal += bytes.count
@@ -153,8 +153,10 @@ struct ConnectionDriver {
             do {
                 event = try parser.next()
             } catch {
-                recordClientFrame(redacting: parser.mode == .authentication ? .everything : .credentialCommands)
-                perform(machine.parseFailed(error))
+                recordClientFrame(
+                    takeAttributedBytes(), redacting: parser.mode == .authentication ? .everything : .credentialCommands
+                )
+                guard await perform(machine.parseFailed(error)) else { return false }
                 parser.mode = machine.parserMode
                 continue
             }
@@ -163,32 +165,38 @@ struct ConnectionDriver {
                 _ = takeAttributedBytes()
                 break
             }
+            let action: SessionStateMachine.Action
             switch event {
             case .continuationNeeded(let size):
-                perform(machine.literalAnnounced(size: size))
+                action = machine.literalAnnounced(size: size)
             case .command(let tagged):
+                let frame = takeAttributedBytes()
                 switch tagged.command {
                 case .login:
-                    _ = takeAttributedBytes()
                     record.record(.client, line: "\(tagged.tag) LOGIN ***")
                 case .authenticate(let mechanism, let initialResponse):
-                    _ = takeAttributedBytes()
                     record.record(
                         .client, line: "\(tagged.tag) AUTHENTICATE \(mechanism)\(initialResponse == nil ? "" : " ***")")
                 default:
-                    recordClientFrame(redacting: .credentialCommands)
+                    recordClientFrame(frame, redacting: .credentialCommands)
                 }
-                perform(machine.commandReceived(tagged))
+                if let violation = LiteralRules.violation(in: frame, capabilities: machine.capabilities) {
+                    action = machine.literalRuleBroken(tag: tagged.tag, violation)
+                } else {
+                    action = machine.commandReceived(tagged)
+                }
             case .authenticationResponse(let line):
                 _ = takeAttributedBytes()
                 record.record(.client, line: "***")
-                perform(machine.authenticationResponse(line))
+                action = machine.authenticationResponse(line)
             case .idleDone:
-                recordClientFrame(redacting: .credentialCommands)
-                perform(machine.idleDone())
+                recordClientFrame(takeAttributedBytes(), redacting: .credentialCommands)
+                action = machine.idleDone()
             }
+            guard await perform(action) else { return false }
             parser.mode = machine.parserMode
         }
+        return true
     }
 
     private enum Redaction {
@@ -206,8 +214,7 @@ struct ConnectionDriver {
         return bytes
     }
 
-    private mutating func recordClientFrame(redacting redaction: Redaction) {
-        let bytes = takeAttributedBytes()
+    private func recordClientFrame(_ bytes: [UInt8], redacting redaction: Redaction) {
         guard !bytes.isEmpty else { return }
         switch redaction {
         case .everything:
@@ -229,49 +236,51 @@ struct ConnectionDriver {
 
     // MARK: - Actions
 
-    private mutating func perform(_ action: SessionStateMachine.Action) {
+    /// Performs an action; false when the connection is gone.
+    private mutating func perform(_ action: SessionStateMachine.Action) async -> Bool {
         switch action {
         case .none:
-            break
+            return true
         case .send(let responses):
-            write(responses)
+            return await write(responses)
         case .close(let responses):
-            write(responses)
             closing = true
+            return await write(responses)
         case .startTLS(let response):
             let bytes = ResponseEncoder.encode(response)
             record.record(.server, bytes)
             startTLSResponse = bytes
+            return true
         case .verifyPassword(_, let user, let password):
             let accepted = store.credentials(of: user)?.password.map { $0 == password } ?? false
-            loggedIn(user, accepted: accepted)
+            return await loggedIn(user, accepted: accepted)
         case .verifyToken(_, let user, let token):
             let accepted = store.credentials(of: user)?.oauth2Token.map { $0 == token } ?? false
-            loggedIn(user, accepted: accepted)
+            return await loggedIn(user, accepted: accepted)
         case .execute(let tagged):
-            guard var session = mailboxSession else { return }
+            guard var session = mailboxSession else { return true }
             let outcome = session.execute(tagged)
             mailboxSession = session
-            write(outcome.responses)
             machine.executed(selection: session.selection, closesConnection: outcome.closesConnection)
             if outcome.closesConnection { closing = true }
             observeSelection()
+            return await write(outcome.responses)
         case .reportUpdates(let prefix):
-            write(prefix)
-            guard var session = mailboxSession else { return }
+            guard await write(prefix) else { return false }
+            guard var session = mailboxSession else { return true }
             let outcome = session.pendingUpdates()
             mailboxSession = session
-            write(outcome.responses)
             if outcome.closesConnection { closing = true }
+            return await write(outcome.responses)
         }
     }
 
-    private mutating func loggedIn(_ user: String, accepted: Bool) {
+    private mutating func loggedIn(_ user: String, accepted: Bool) async -> Bool {
         if accepted {
             mailboxSession = MailboxSession(store: store, user: user, profile: configuration.profile)
             record.loggedIn(user)
         }
-        perform(machine.credentialsChecked(user: user, accepted: accepted))
+        return await perform(machine.credentialsChecked(user: user, accepted: accepted))
     }
 
     /// Watches the selected mailbox, so IDLE can report changes as they happen.
@@ -289,12 +298,18 @@ struct ConnectionDriver {
         observation = (id, selected)
     }
 
-    private mutating func write(_ responses: [Response]) {
+    /// Encodes responses into the output, sending it whenever it passes 1 MiB so a FETCH of
+    /// many large messages never sits whole in memory; false when the connection is gone.
+    private mutating func write(_ responses: [Response]) async -> Bool {
         for response in responses {
             let bytes = ResponseEncoder.encode(response)
             record.record(.server, bytes)
             output += bytes
+            if output.count >= 1 << 20 {
+                guard await flush() else { return false }
+            }
         }
+        return true
     }
 
     /// Sends what was written; false when the connection is gone.

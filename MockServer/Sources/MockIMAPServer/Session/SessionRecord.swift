@@ -54,6 +54,9 @@ final class SessionRecord: Sendable {
     /// megabytes).
     static let maximumLineLength = 2000
     static let maximumLinesPerMessage = 200
+    /// Most lines kept for a session, so a client cannot make the server hold an unbounded
+    /// transcript.
+    static let maximumLines = 100_000
 
     init(id: Int, listener: MockIMAPServer.Listener.Kind, recordsTranscript: Bool) {
         self.id = id
@@ -86,13 +89,23 @@ final class SessionRecord: Sendable {
             lines.append(
                 TranscriptLine(direction: direction, text: "... (\(count - Self.maximumLinesPerMessage) more lines)"))
         }
-        state.withLock { $0.lines += lines }
+        append(lines)
+    }
+
+    private func append(_ lines: [TranscriptLine]) {
+        state.withLock { state in
+            guard state.lines.count < Self.maximumLines else { return }
+            state.lines += lines.prefix(Self.maximumLines - state.lines.count)
+            if state.lines.count == Self.maximumLines {
+                state.lines.append(TranscriptLine(direction: .server, text: "... (transcript truncated)"))
+            }
+        }
     }
 
     /// Adds one line as it is.
     func record(_ direction: TranscriptLine.Direction, line: String) {
         guard recordsTranscript else { return }
-        state.withLock { $0.lines.append(TranscriptLine(direction: direction, text: line)) }
+        append([TranscriptLine(direction: direction, text: line)])
     }
 
     func loggedIn(_ user: String) { state.withLock { $0.user = user } }

@@ -147,6 +147,18 @@ package struct SessionStateMachine: Sendable {
         return .send([Self.untagged(.ok, "MockIMAPServer ready", code: .capability(capabilities))])
     }
 
+    /// A command used non-synchronizing literals the announced capabilities do not allow
+    /// (RFC 7888): refused, its literals already read and thrown away.
+    package func literalRuleBroken(tag: String, _ violation: LiteralRules.Violation) -> Action {
+        if case .loggedOut = state { return .none }
+        switch violation {
+        case .notAnnounced:
+            return .send([Self.bad(tag, violation.reason)])
+        case .tooLarge:
+            return .send([Self.tagged(tag, .bad, violation.reason, code: .other(name: "TOOBIG", value: nil))])
+        }
+    }
+
     /// The client announced a synchronizing literal and waits for `+`.
     package func literalAnnounced(size: Int) -> Action {
         if case .loggedOut = state { return .none }
