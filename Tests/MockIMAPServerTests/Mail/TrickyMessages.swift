@@ -394,6 +394,46 @@ enum TrickyMessages {
 
                 """),
         Message(
+            name: "message/global part",
+            text: """
+                From: global@example.com
+                Subject: message/global
+                MIME-Version: 1.0
+                Content-Type: multipart/mixed; boundary=G
+
+                --G
+                Content-Type: text/plain
+
+                An internationalized message follows.
+                --G
+                Content-Type: message/global
+
+                From: =?utf-8?q?J=C3=B6rg?= <joerg@example.de>
+                Subject: Grüße
+
+                Hallo.
+                --G--
+
+                """),
+        Message(
+            name: "duplicate MIME fields",
+            text: """
+                From: dup@example.com
+                Subject: Duplicates
+                MIME-Version: 1.0
+                Content-Type: text/plain; charset=utf-8
+                Content-Type: text/html
+                Content-Transfer-Encoding: not a token
+                Content-Transfer-Encoding: quoted-printable
+                Content-ID: <first@example.com>
+                Content-ID: <second@example.com>
+                Content-Language: (nothing)
+                Content-Language: fr
+
+                caf=C3=A9
+
+                """),
+        Message(
             name: "HTML only",
             text: """
                 From: html@example.com
