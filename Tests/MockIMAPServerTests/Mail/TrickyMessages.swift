@@ -433,6 +433,72 @@ enum TrickyMessages {
                 caf=C3=A9
 
                 """),
+        Message(name: "empty message", text: ""),
+        Message(name: "only an empty line", text: "\n"),
+        Message(
+            name: "quoted-printable and base64 edge cases",
+            text: """
+                From: qp@example.com
+                Subject: Encodings
+                MIME-Version: 1.0
+                Content-Type: multipart/mixed; boundary="E"
+
+                --E
+                Content-Type: text/plain; charset=utf-8
+                Content-Transfer-Encoding: quoted-printable
+
+                soft break at the end =\u{20}\u{20}
+                lower hex =c3=a9 and a bad escape =ZZ and a lone =
+                trailing spaces here  \u{20}
+                last line=
+                --E
+                Content-Type: application/octet-stream
+                Content-Transfer-Encoding: base64
+
+                AAEC AwQF
+                BgcI*CQoL
+                DA0ODw==
+                --E
+                Content-Type: text/plain; charset=utf-8
+                Content-Transfer-Encoding: 8bit
+
+                invalid UTF-8 follows:
+                """, extra: [0xC3, 0x28, 0xFF] + Array("\n--E--\n".utf8)),
+        Message(
+            name: "multipart without any boundary line",
+            text: """
+                From: nobound@example.com
+                Subject: No boundary lines
+                MIME-Version: 1.0
+                Content-Type: multipart/alternative; boundary="never-used"
+
+                Only a preamble, no parts.
+
+                """),
+        Message(
+            name: "inner multipart without its close delimiter",
+            text: """
+                From: unclosed@example.com
+                Subject: Unclosed inner
+                MIME-Version: 1.0
+                Content-Type: multipart/mixed; boundary="out"
+
+                --out
+                Content-Type: multipart/alternative; boundary="in"
+
+                --in
+                Content-Type: text/plain
+
+                inner text, no close delimiter
+                --out
+                Content-Type: text/plain
+
+                outer part
+                --out--
+                epilogue line one
+                epilogue line two
+
+                """),
         Message(
             name: "HTML only",
             text: """

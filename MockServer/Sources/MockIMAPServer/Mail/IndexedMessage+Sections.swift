@@ -145,15 +145,19 @@ extension IndexedMessage {
 
     // header-list = "(" header-fld-name *(SP header-fld-name) ")"
     /// The fields of `header` whose names are (or, without `including`, are not) in `names`,
-    /// in message order, followed by CRLF.
+    /// in message order, followed by the blank line that ends the header ("except in the case of
+    /// a message which has no body and no blank line", RFC 3501 6.4.5).
     private func headerFields(of header: MIMEHeader, names: [ByteString], including: Bool) -> [UInt8] {
         var output: [UInt8] = []
         let wanted = names.map { $0.string }
-        for field in header.fields where wanted.contains(where: { field.hasName($0) }) == including {
+        var fieldsEnd = header.byteRange.lowerBound
+        for field in header.fields {
+            fieldsEnd = field.byteRange.upperBound
+            guard wanted.contains(where: { field.hasName($0) }) == including else { continue }
             output.append(contentsOf: field.bytes)
             if field.bytes.last != 0x0A { output += [0x0D, 0x0A] }
         }
-        output += [0x0D, 0x0A]
+        if header.byteRange.upperBound > fieldsEnd { output += [0x0D, 0x0A] }
         return output
     }
 }
