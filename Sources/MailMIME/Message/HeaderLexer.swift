@@ -290,10 +290,17 @@ struct HeaderLexer {
         return (MIMESyntax.WrittenParameter(name: attribute, value: value), .more)
     }
 
-    /// Every parameter from the cursor on. Malformed ones are skipped a byte at a time until
-    /// the next one parses, so one broken parameter does not lose the rest.
-    mutating func readParameters() -> [MIMESyntax.WrittenParameter] {
+    /// Every parameter from the cursor on, and whether a malformed one was skipped.
+    ///
+    /// By default a malformed parameter is skipped a byte at a time until the next one parses,
+    /// as Dovecot does, which loses the parameter right after it (`; junk; charset=x` loses
+    /// `charset`). `resynchronizing` skips to the next `;` instead, so only the malformed one is
+    /// lost.
+    mutating func readParameters(
+        resynchronizing: Bool = false
+    ) -> (parameters: [MIMESyntax.WrittenParameter], hadErrors: Bool) {
         var parameters: [MIMESyntax.WrittenParameter] = []
+        var hadErrors = false
         while true {
             let (parameter, outcome) = readParameter()
             if let parameter {
@@ -301,8 +308,9 @@ struct HeaderLexer {
                 continue
             }
             if outcome == .end || index >= endIndex { break }
-            index += 1
+            hadErrors = true
+            if !resynchronizing || bytes[index] != UInt8(ascii: ";") { index += 1 }
         }
-        return parameters
+        return (parameters, hadErrors)
     }
 }

@@ -87,7 +87,8 @@ struct MIMEParser {
             let type = String(decoding: syntax.type, as: UTF8.self).lowercased()
             let subtype = syntax.subtype.map { String(decoding: $0, as: UTF8.self).lowercased() }
             contentType = ContentType(
-                type: type, subtype: subtype ?? "", parameters: MIMESyntax.decodedParameters(syntax.parameters))
+                type: type, subtype: subtype ?? "", parameters: MIMESyntax.decodedParameters(syntax.recoveredParameters)
+            )
             if type == "multipart", subtype != nil {
                 kind = .multipart
                 isDigest = subtype == "digest"
