@@ -311,6 +311,8 @@ public actor IMAPSession {
                 while let response = try parser.next() {
                     await dispatch(response)
                 }
+                // The chunk is used up: let streaming consumers have what is buffered.
+                for tag in pendingOrder { pending[tag]?.fetchSink?.flush() }
             } catch {
                 logger.error("protocol error: \(error.description)")
                 fail(with: IMAPError(error))
