@@ -35,9 +35,12 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     private let capacity: Int
     private let wakeThreshold: Int
 
-    init(capacity: Int = 512, wakeThreshold: Int = 64) {
+    private let onConsumerGone: (@Sendable () -> Void)?
+
+    init(capacity: Int = 512, wakeThreshold: Int = 64, onConsumerGone: (@Sendable () -> Void)? = nil) {
         self.capacity = capacity
         self.wakeThreshold = Swift.min(wakeThreshold, capacity)
+        self.onConsumerGone = onConsumerGone
     }
 
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
@@ -121,8 +124,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     fileprivate func consumerLeft() {
-        let (receiver, senders) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
+        let (receiver, senders, first) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>], Bool) in
+            let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
             state.head = 0
@@ -130,10 +134,11 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             state.receiver = nil
             let senders = state.senders
             state.senders = []
-            return (receiver, senders)
+            return (receiver, senders, first)
         }
         receiver?.resume(throwing: IMAPError(.cancelled, "the consumer stopped reading"))
         senders.forEach { $0.resume() }
+        if first { onConsumerGone?() }
     }
 
     fileprivate func receive() async throws(IMAPError) -> Element? {
