@@ -5,7 +5,9 @@ import Transport
 
 /// The client against a real Dovecot 2.3 (scripts/dovecot.sh). Skipped, with this message, only
 /// where Dovecot is not installed and `MAILSEARCH_REQUIRE_DOVECOT` is not 1; CI requires it.
-@Suite(.enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() })
+@Suite(
+    .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
+    .timeLimit(.minutes(3)))
 struct DovecotInteropTests {
     @Test func implicitTLSConnectsAndLogsIn() async throws {
         let dovecot = try await Dovecot.shared()
@@ -206,7 +208,9 @@ struct DovecotInteropTests {
     }
 }
 
-@Suite(.enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() })
+@Suite(
+    .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
+    .timeLimit(.minutes(3)))
 struct DovecotSessionTests {
     @Test func listShowsTheMailboxesWithTheirAttributes() async throws {
         let dovecot = try await Dovecot.shared()

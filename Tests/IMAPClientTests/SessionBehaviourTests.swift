@@ -6,7 +6,7 @@ import Testing
 import Transport
 
 /// Client behaviours against scripted servers (no Dovecot needed).
-@Suite struct SessionBehaviourTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionBehaviourTests {
     static func configuration(
         port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)
     ) -> IMAPConfiguration {
@@ -205,7 +205,7 @@ import Transport
 }
 
 /// Authentication paths against scripted servers.
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
     static func configuration(port: Int) -> IMAPConfiguration {
         IMAPConfiguration(host: "127.0.0.1", port: port, security: .plainTextOnLoopback)
     }
