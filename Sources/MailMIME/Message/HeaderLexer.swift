@@ -14,22 +14,17 @@ struct HeaderLexer {
         case more
     }
 
-    let bytes: [UInt8]
+    /// The value; indices are those of the slice (of the message's bytes), nothing is copied.
+    let bytes: ArraySlice<UInt8>
     var index: Int
     let endIndex: Int
     /// The text of the last comment skipped, kept only when not nil.
     var lastComment: [UInt8]?
 
-    init(_ bytes: [UInt8], range: Range<Int>) {
-        self.bytes = bytes
-        self.index = range.lowerBound
-        self.endIndex = range.upperBound
-    }
-
     init(_ bytes: ArraySlice<UInt8>) {
-        self.bytes = Array(bytes)
-        self.index = 0
-        self.endIndex = self.bytes.count
+        self.bytes = bytes
+        self.index = bytes.startIndex
+        self.endIndex = bytes.endIndex
     }
 
     var isAtEnd: Bool { index >= endIndex }

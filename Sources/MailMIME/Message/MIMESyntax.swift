@@ -5,9 +5,12 @@ package enum MIMESyntax {
     /// One `attribute=value` pair as written: the attribute exactly (`name*0*`), the value
     /// unquoted.
     package struct WrittenParameter: Hashable, Sendable {
+        /// The attribute exactly as written.
         package var name: [UInt8]
+        /// The value, unquoted.
         package var value: [UInt8]
 
+        /// A parameter.
         package init(name: [UInt8], value: [UInt8]) {
             self.name = name
             self.value = value
