@@ -33,7 +33,15 @@ struct DovecotMailbox: Sendable {
     /// Starts Dovecot with `maildir` as alice's INBOX; it is stopped by `stop()`, or when the test
     /// process ends, whichever comes first.
     static func start(maildir: String) async throws -> DovecotMailbox {
-        let line = try await run(script("dovecot.sh"), ["start", "--maildir-from", "alice=\(maildir)"])
+        // Dovecot's master must get SIGTERM when stopped, but a process started from a
+        // dispatch worker thread inherits its blocked signal mask; clear it on the way.
+        let line = try await run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+                script("dovecot.sh"), "start", "--maildir-from", "alice=\(maildir)",
+            ])
         var values: [String: String] = [:]
         for pair in line.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = pair.split(separator: "=", maxSplits: 1)

@@ -87,9 +87,16 @@ struct IndexedMessageDovecotTests {
         }
 
         let dovecot = try await DovecotMailbox.start(maildir: maildir.path)
-        defer { Task { await dovecot.stop() } }
-        let fetched = try await fetchEverything(from: dovecot, count: stored.count)
-        let binaries = try await fetchBinaries(from: dovecot, stored: stored, uids: fetched)
+        let fetched: [[UInt8]: (UInt32, FetchResponse)]
+        let binaries: [UInt32: [UInt8]?]
+        do {
+            fetched = try await fetchEverything(from: dovecot, count: stored.count)
+            binaries = try await fetchBinaries(from: dovecot, stored: stored, uids: fetched)
+        } catch {
+            await dovecot.stop()
+            throw error
+        }
+        await dovecot.stop()
 
         var compared = 0
         var mismatches: [String] = []
@@ -127,7 +134,6 @@ struct IndexedMessageDovecotTests {
         -> [[UInt8]: (UInt32, FetchResponse)]
     {
         let session = try await dovecot.session()
-        defer { Task { await session.logout() } }
         let items: [FetchAttribute] =
             [
                 .uid, .envelope, .bodyStructure(extensions: true), .bodyStructure(extensions: false), .rfc822Size,
@@ -139,10 +145,16 @@ struct IndexedMessageDovecotTests {
                 .preview(lazy: false),
             ] + Self.extraSections.map { .bodySection(peek: true, section: $0, partial: nil) }
         var result: [[UInt8]: (UInt32, FetchResponse)] = [:]
-        for try await response in session.fetch(SequenceSet(numbers: 1...UInt32(count)), items: items) {
-            guard let uid = response.uid, let whole = response.bodySection(.complete) else { continue }
-            result[Array(whole.bytes)] = (uid, response)
+        do {
+            for try await response in session.fetch(SequenceSet(numbers: 1...UInt32(count)), items: items) {
+                guard let uid = response.uid, let whole = response.bodySection(.complete) else { continue }
+                result[Array(whole.bytes)] = (uid, response)
+            }
+        } catch {
+            await session.logout()
+            throw error
         }
+        await session.logout()
         return result
     }
 
