@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,7 +47,12 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
     exit(0)
 }
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
-guard benchmark == "parse" else { usageError("unknown benchmark \"\(benchmark)\" (the one there is: parse)") }
+guard benchmark == "parse" || benchmark == "fetch" else {
+    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch)")
+}
+if benchmark == "fetch" {
+    runFetchBenchmark(Array(arguments.dropFirst()))
+}
 var rounds = 7
 var json = false
 var file: String?
@@ -85,4 +93,48 @@ do {
     print(json ? report.json(file: file) : report.table(file: file))
 } catch {
     fail("\(file): \(error)", status: 1)
+}
+
+/// `mailsearch-bench fetch [--messages N] [--rounds N] [--json]`.
+func runFetchBenchmark(_ arguments: [String]) -> Never {
+    var messages = 20000
+    var rounds = 5
+    var json = false
+    var position = 0
+    while position < arguments.count {
+        let word = arguments[position]
+        position += 1
+        switch word {
+        case "--json": json = true
+        case "--messages", "--rounds":
+            guard position < arguments.count, let value = Int(arguments[position]), value >= 1 else {
+                usageError("\(word) needs a whole number of at least 1")
+            }
+            if word == "--messages" { messages = value } else { rounds = value }
+            position += 1
+        default: usageError("unknown option \"\(word)\" for fetch")
+        }
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let finished = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var outcome: Result<FetchBenchmark.Report, any Error>?
+    Task.detached {
+        do {
+            outcome = .success(try await FetchBenchmark(messages: messages, rounds: rounds, repositoryRoot: root).run())
+        } catch {
+            outcome = .failure(error)
+        }
+        finished.signal()
+    }
+    finished.wait()
+    switch outcome {
+    case .success(let report)?:
+        print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
+        exit(0)
+    case .failure(let error)?:
+        fail("fetch: \(error)", status: 1)
+    case nil:
+        fail("fetch: no result", status: 1)
+    }
 }

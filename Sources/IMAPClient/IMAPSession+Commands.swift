@@ -221,6 +221,7 @@ extension IMAPSession {
         let modifiers: [FetchModifier] = changedSince.map { [.changedSince($0)] } ?? []
         let commands = Command.uidFetch(uids, attributes, modifiers: modifiers).split(
             maximumLineLength: configuration.maximumCommandLength)
+        let wanted = Set(attributes.compactMap(AttributeKind.init))
         do {
             for command in commands {
                 guard !stream.isConsumerGone else { break }
@@ -228,8 +229,13 @@ extension IMAPSession {
                 try await run(
                     command,
                     claims: { response in
-                        guard case .fetch(let fetch) = response, let uid = fetch.uid else { return false }
-                        return set.contains(uid)
+                        // Ours: a UID in our set and at least one item we asked for (an
+                        // unsolicited FLAGS change of another message is not ours).
+                        guard case .fetch(let fetch) = response, let uid = fetch.uid, set.contains(uid) else {
+                            return false
+                        }
+                        return wanted.isEmpty
+                            || fetch.attributes.contains { AttributeKind($0).map(wanted.contains) ?? false }
                     }, fetchSink: stream)
             }
             stream.finish()
@@ -343,6 +349,43 @@ extension SearchKey {
         case .and(let keys): return keys.allSatisfy { $0.isASCII }
         case .gmailRaw(let text): return text.bytes.allSatisfy { $0 < 0x80 }
         default: return true
+        }
+    }
+}
+
+/// The kind of a FETCH item, to tell which command a FETCH response answers.
+enum AttributeKind: Hashable {
+    case flags, envelope, internalDate, size, structure, section, binary, preview, modificationSequence, other
+
+    init?(_ attribute: FetchAttribute) {
+        switch attribute {
+        case .uid: return nil
+        case .flags: self = .flags
+        case .envelope: self = .envelope
+        case .internalDate: self = .internalDate
+        case .rfc822Size: self = .size
+        case .bodyStructure: self = .structure
+        case .bodySection, .rfc822, .rfc822Header, .rfc822Text: self = .section
+        case .binary, .binarySize: self = .binary
+        case .preview: self = .preview
+        case .modificationSequence: self = .modificationSequence
+        case .gmailMessageID, .gmailThreadID, .gmailLabels: self = .other
+        }
+    }
+
+    init?(_ attribute: MessageAttribute) {
+        switch attribute {
+        case .uid: return nil
+        case .flags: self = .flags
+        case .envelope: self = .envelope
+        case .internalDate: self = .internalDate
+        case .rfc822Size: self = .size
+        case .body, .bodyStructure: self = .structure
+        case .bodySection, .rfc822, .rfc822Header, .rfc822Text: self = .section
+        case .binary, .binarySize: self = .binary
+        case .preview: self = .preview
+        case .modificationSequence: self = .modificationSequence
+        case .gmailMessageID, .gmailThreadID, .gmailLabels, .unknown: self = .other
         }
     }
 }

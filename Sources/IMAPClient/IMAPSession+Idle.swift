@@ -12,32 +12,28 @@ struct IdleState {
 }
 
 extension IMAPSession {
-    /// Mailbox events as they happen (RFC 2177 IDLE), until the consumer stops.
+    /// Mailbox events as they happen (RFC 2177 IDLE), until the consumer stops (breaks out of its
+    /// loop or is cancelled): then IDLE is ended with DONE.
     ///
     /// The session renews IDLE before `idleRenewal` (29 minutes at most), ends it with DONE when
     /// the consumer stops or when another command is issued (and resumes it afterwards), and polls
     /// with NOOP every `pollInterval` when the server has no IDLE.
-    public func events() -> AsyncThrowingStream<MailboxEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<MailboxEvent, any Error>.makeStream()
-        continuation.onTermination = { _ in
+    public func events() -> MessageStream<MailboxEvent> {
+        let stream = MessageStream<MailboxEvent>(capacity: 10_000, wakeThreshold: 1) {
             Task { await self.stopIdle() }
         }
         idle.stopRequested = false
         idle.running = true
-        Task { await self.idleLoop(continuation) }
+        Task { await self.idleLoop(stream) }
         return stream
     }
 
-    private func idleLoop(_ continuation: AsyncThrowingStream<MailboxEvent, any Error>.Continuation) async {
-        setEventSink(continuation)
-        defer {
-            setEventSink(nil)
-            idle.running = false
-        }
-        while !idle.stopRequested {
+    private func idleLoop(_ stream: MessageStream<MailboxEvent>) async {
+        await setEventSink(stream)
+        while !idle.stopRequested && !stream.isConsumerGone {
             if let failure {
-                continuation.finish(throwing: failure)
-                return
+                stream.finish(throwing: failure)
+                break
             }
             do {
                 if capabilities.contains(.idle) {
@@ -48,11 +44,13 @@ extension IMAPSession {
                     idle.interruptRequested = false
                 }
             } catch {
-                continuation.finish(throwing: error)
-                return
+                stream.finish(throwing: error)
+                break
             }
         }
-        continuation.finish()
+        stream.finish()
+        await setEventSink(nil)
+        idle.running = false
     }
 
     private func idleOnce() async throws(IMAPError) {
@@ -60,7 +58,7 @@ extension IMAPSession {
         do {
             _ = try await awaitIdleAccepted(tag: tag)
         } catch {
-            leaveGate(exclusive: true)
+            leaveGate(.idle)
             throw error
         }
         idle.isIdling = true
@@ -68,7 +66,7 @@ extension IMAPSession {
         await waitForIdleWake(timeout: configuration.timeouts.idleRenewal)
         idle.isIdling = false
         idle.interruptRequested = false
-        defer { leaveGate(exclusive: true) }
+        defer { leaveGate(.idle) }
         logger.trace("C: DONE")
         try await write(CommandEncoder.encodeIdleDone())
         let tagged = try await completion(of: tag)

@@ -38,12 +38,13 @@ public actor IMAPSession {
     private var exclusiveInFlight = false
     private var gateWaiters: [CheckedContinuation<Void, Never>] = []
     private var commandsWaiting = 0
+    private var inFlightClasses: [ResponseClass: Int] = [:]
     private var terminalError: IMAPError?
     private var lastActivity = ContinuousClock.now
     private var byeText: String?
     private var readerStarted = false
     /// Where unclaimed mailbox events go while someone idles or polls.
-    private var eventSink: AsyncThrowingStream<MailboxEvent, any Error>.Continuation?
+    private var eventSink: MessageStream<MailboxEvent>?
     var idle = IdleState()
 
     init(
@@ -93,8 +94,7 @@ public actor IMAPSession {
         onContinuation: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
     ) async throws(IMAPError) -> (tagged: TaggedResponse, untagged: [UntaggedResponse]) {
         let tag = try await send(command, claims: claims, fetchSink: fetchSink, onContinuation: onContinuation)
-        let exclusive = Self.isExclusive(command)
-        defer { leaveGate(exclusive: exclusive) }
+        defer { leaveGate(command) }
         let tagged = try await completion(of: tag)
         let collected = pending.removeValue(forKey: tag)?.collected ?? []
         try Self.check(tagged, command: command)
@@ -110,7 +110,7 @@ public actor IMAPSession {
     ) async throws(IMAPError) -> String {
         if let terminalError { throw terminalError }
         let exclusive = Self.isExclusive(command)
-        await passGate(exclusive: exclusive, isIdle: command == .idle)
+        await passGate(exclusive: exclusive, isIdle: command == .idle, responseClass: ResponseClass(command))
         do throws(IMAPError) {
             await acquireSendLock()
             defer { releaseSendLock() }
@@ -142,7 +142,7 @@ public actor IMAPSession {
             }
             return tag
         } catch {
-            leaveGate(exclusive: exclusive)
+            leaveGate(command)
             throw error
         }
     }
@@ -222,6 +222,11 @@ public actor IMAPSession {
         }
     }
 
+    /// Leaves the ordering gate `command` passed.
+    func leaveGate(_ command: Command) {
+        leaveGate(exclusive: Self.isExclusive(command), responseClass: ResponseClass(command))
+    }
+
     /// Commands that must not be pipelined with others (RFC 3501 5.5): they change the session
     /// state, or use sequence numbers that an EXPUNGE could shift.
     static func isExclusive(_ command: Command) -> Bool {
@@ -255,9 +260,13 @@ public actor IMAPSession {
 
     // MARK: - Ordering
 
-    private func passGate(exclusive: Bool, isIdle: Bool) async {
+    private func passGate(exclusive: Bool, isIdle: Bool, responseClass: ResponseClass?) async {
         // An IDLE also lets every waiting command go first, so idling never starves commands.
-        while exclusiveInFlight || (exclusive && commandsInFlight > 0) || (isIdle && commandsWaiting > 0) {
+        // Two commands whose untagged answers look alike (two SEARCHes, two FETCHes) never overlap:
+        // their responses could not be told apart (RFC 3501 5.5).
+        while exclusiveInFlight || (exclusive && commandsInFlight > 0) || (isIdle && commandsWaiting > 0)
+            || responseClass.map({ inFlightClasses[$0, default: 0] > 0 }) == true
+        {
             if !isIdle && idle.isIdling { requestIdleInterruption() }
             if !isIdle { commandsWaiting += 1 }
             await withCheckedContinuation { gateWaiters.append($0) }
@@ -265,11 +274,13 @@ public actor IMAPSession {
         }
         commandsInFlight += 1
         if exclusive { exclusiveInFlight = true }
+        if let responseClass { inFlightClasses[responseClass, default: 0] += 1 }
     }
 
-    func leaveGate(exclusive: Bool) {
+    func leaveGate(exclusive: Bool, responseClass: ResponseClass?) {
         commandsInFlight -= 1
         if exclusive { exclusiveInFlight = false }
+        if let responseClass { inFlightClasses[responseClass, default: 1] -= 1 }
         let waiters = gateWaiters
         gateWaiters = []
         waiters.forEach { $0.resume() }
@@ -311,6 +322,8 @@ public actor IMAPSession {
                 while let response = try parser.next() {
                     await dispatch(response)
                 }
+                // The chunk is used up: let streaming consumers have what is buffered.
+                for tag in pendingOrder { pending[tag]?.fetchSink?.flush() }
             } catch {
                 logger.error("protocol error: \(error.description)")
                 fail(with: IMAPError(error))
@@ -365,7 +378,7 @@ public actor IMAPSession {
                 }
                 return
             }
-            if let event = Self.event(from: untagged) { deliver(event) }
+            if let event = Self.event(from: untagged) { await deliver(event) }
         }
     }
 
@@ -445,20 +458,21 @@ public actor IMAPSession {
         }
     }
 
-    private func deliver(_ event: MailboxEvent) {
+    private func deliver(_ event: MailboxEvent) async {
         if let eventSink {
-            eventSink.yield(event)
+            _ = await eventSink.send(event)
         } else {
             idle.bufferedEvents.append(event)
             if idle.bufferedEvents.count > 10_000 { idle.bufferedEvents.removeFirst(5000) }
         }
     }
 
-    func setEventSink(_ sink: AsyncThrowingStream<MailboxEvent, any Error>.Continuation?) {
+    func setEventSink(_ sink: MessageStream<MailboxEvent>?) async {
         eventSink = sink
         if let sink {
-            for event in idle.bufferedEvents { sink.yield(event) }
+            let buffered = idle.bufferedEvents
             idle.bufferedEvents = []
+            for event in buffered { _ = await sink.send(event) }
         }
     }
 
@@ -509,5 +523,27 @@ public actor IMAPSession {
         buffer.write(untagged)
         let bytes = buffer.takeBytes()
         return String(decoding: bytes.prefix(300), as: UTF8.self) + (bytes.count > 300 ? " ..." : "")
+    }
+}
+
+/// The kind of untagged data a command is answered with; two commands of one class are never in
+/// flight together.
+enum ResponseClass: Hashable {
+    case search, messageData, mailboxList, mailboxStatus, capability, namespace, identity
+
+    init?(_ command: Command) {
+        switch command {
+        case .search, .uidSearch, .sort, .uidSort: self = .search
+        case .fetch, .uidFetch, .store, .uidStore: self = .messageData
+        case .list, .lsub: self = .mailboxList
+        case .status: self = .mailboxStatus
+        case .capability: self = .capability
+        case .namespace: self = .namespace
+        case .id: self = .identity
+        case .noop, .logout, .startTLS, .login, .authenticate, .enable, .select, .examine, .create, .delete, .rename,
+            .subscribe, .unsubscribe, .close, .unselect, .expunge, .uidExpunge, .append, .check, .copy, .uidCopy,
+            .move, .uidMove, .idle:
+            return nil
+        }
     }
 }

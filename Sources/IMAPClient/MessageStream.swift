@@ -33,8 +33,25 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
+    private let wakeThreshold: Int
 
-    init(capacity: Int = 256) { self.capacity = capacity }
+    private let onConsumerGone: (@Sendable () -> Void)?
+
+    init(capacity: Int = 512, wakeThreshold: Int = 64, onConsumerGone: (@Sendable () -> Void)? = nil) {
+        self.capacity = capacity
+        self.wakeThreshold = Swift.min(wakeThreshold, capacity)
+        self.onConsumerGone = onConsumerGone
+    }
+
+    /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
+    func flush() {
+        let handOver = state.withLock { state -> (CheckedContinuation<Element?, any Error>, Element)? in
+            guard let receiver = state.receiver, let first = state.pop() else { return nil }
+            state.receiver = nil
+            return (receiver, first)
+        }
+        if let (receiver, first) = handOver { receiver.resume(returning: first) }
+    }
 
     /// Whether the consumer has gone away.
     var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
@@ -45,20 +62,27 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         while true {
             let step = state.withLock { state -> SendStep<Element> in
                 if state.consumerGone || state.finished { return .done(false) }
-                if let receiver = state.receiver {
-                    state.receiver = nil
-                    return .resumeReceiver(receiver)
-                }
                 if state.count < capacity {
                     state.buffer.append(element)
+                    // Wake a waiting consumer only once a batch is ready; `flush()` hands over
+                    // the rest when the producer has nothing more for now.
+                    if state.count >= wakeThreshold, let receiver = state.receiver, let first = state.pop() {
+                        state.receiver = nil
+                        return .resumeReceiver(receiver, first)
+                    }
                     return .done(true)
+                }
+                if let receiver = state.receiver, let first = state.pop() {
+                    state.receiver = nil
+                    state.buffer.append(element)
+                    return .resumeReceiver(receiver, first)
                 }
                 return .wait
             }
             switch step {
             case .done(let accepted): return accepted
-            case .resumeReceiver(let receiver):
-                receiver.resume(returning: element)
+            case .resumeReceiver(let receiver, let first):
+                receiver.resume(returning: first)
                 return true
             case .wait:
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -75,26 +99,34 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
-        let (receiver, senders) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
-            guard !state.finished else { return (nil, []) }
+        let (receiver, first, senders) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, Element?, [CheckedContinuation<Void, Never>]) in
+            guard !state.finished else { return (nil, nil, []) }
             state.finished = true
             state.failure = failure
-            let receiver = state.count == 0 ? state.receiver : nil
-            if receiver != nil { state.receiver = nil }
+            let receiver = state.receiver
+            state.receiver = nil
             let senders = state.senders
             state.senders = []
-            return (receiver, senders)
+            // A waiting consumer gets what is still buffered first, then the end.
+            return (receiver, receiver == nil ? nil : state.pop(), senders)
         }
         if let receiver {
-            if let failure { receiver.resume(throwing: failure) } else { receiver.resume(returning: nil) }
+            if let first {
+                receiver.resume(returning: first)
+            } else if let failure {
+                receiver.resume(throwing: failure)
+            } else {
+                receiver.resume(returning: nil)
+            }
         }
         senders.forEach { $0.resume() }
     }
 
     fileprivate func consumerLeft() {
-        let (receiver, senders) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>]) in
+        let (receiver, senders, first) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>], Bool) in
+            let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
             state.head = 0
@@ -102,10 +134,11 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             state.receiver = nil
             let senders = state.senders
             state.senders = []
-            return (receiver, senders)
+            return (receiver, senders, first)
         }
         receiver?.resume(throwing: IMAPError(.cancelled, "the consumer stopped reading"))
         senders.forEach { $0.resume() }
+        if first { onConsumerGone?() }
     }
 
     fileprivate func receive() async throws(IMAPError) -> Element? {
@@ -162,7 +195,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
 private enum SendStep<Element: Sendable> {
     case done(Bool)
-    case resumeReceiver(CheckedContinuation<Element?, any Error>)
+    case resumeReceiver(CheckedContinuation<Element?, any Error>, Element)
     case wait
 }
 

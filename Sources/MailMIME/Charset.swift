@@ -205,12 +205,25 @@ public enum Charset {
     /// Windows-1252, a superset of ISO-8859-1's printable characters; never fails.
     private static func decodeWindows1252(_ bytes: some Collection<UInt8>) -> String {
         if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        var scalars = String.UnicodeScalarView()
+        // UTF-8 built directly: every character here is below U+10000.
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 2)
         for byte in bytes {
-            let value = (0x80...0x9F).contains(byte) ? windows1252High[Int(byte - 0x80)] : UInt32(byte)
-            if let scalar = Unicode.Scalar(value) { scalars.append(scalar) }
+            guard byte >= 0x80 else {
+                output.append(byte)
+                continue
+            }
+            let value = byte <= 0x9F ? windows1252High[Int(byte - 0x80)] : UInt32(byte)
+            if value < 0x800 {
+                output.append(UInt8(0xC0 | value >> 6))
+                output.append(UInt8(0x80 | value & 0x3F))
+            } else {
+                output.append(UInt8(0xE0 | value >> 12))
+                output.append(UInt8(0x80 | (value >> 6) & 0x3F))
+                output.append(UInt8(0x80 | value & 0x3F))
+            }
         }
-        return String(scalars)
+        return String(decoding: output, as: UTF8.self)
     }
 
     // MARK: iconv

@@ -29,6 +29,9 @@ final class ConnectionCore: @unchecked Sendable {
     private var handshake: Handshake?
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
 
+    /// The TLS handshake timeout for STARTTLS (set when the thread starts).
+    private var handshakeTimeout: Duration = .seconds(15)
+
     /// How much may be read ahead of the consumer before reading pauses.
     private let readAheadLimit = 1 << 20
 
@@ -87,6 +90,7 @@ final class ConnectionCore: @unchecked Sendable {
     func runAccepted(tls: TLSContext?, timeouts: ConnectionTimeouts) throws(TransportError) {
         shared.withLock { $0.threadRunning = true }
         try startIOThread(name: "imap-io") {
+            self.handshakeTimeout = timeouts.tlsHandshake
             self.notePeerAddress()
             if let tls {
                 do throws(TransportError) {
@@ -168,6 +172,7 @@ final class ConnectionCore: @unchecked Sendable {
     // MARK: - The I/O thread
 
     private func threadMain(plan: ConnectPlan, connected: CheckedContinuation<Void, any Error>) {
+        handshakeTimeout = plan.timeouts.tlsHandshake
         do {
             try connectSocket(plan)
             if let (context, serverName) = plan.tls {
@@ -256,8 +261,7 @@ final class ConnectionCore: @unchecked Sendable {
                 localOperations.removeFirst()
                 // What arrived before the handshake was not protected: it is never delivered.
                 inbound.removeAll()
-                let timeout: Duration = .seconds(15)
-                try beginHandshake(role, timeout: timeout, completion: continuation)
+                try beginHandshake(role, timeout: handshakeTimeout, completion: continuation)
                 continue
             }
             break

@@ -5,7 +5,9 @@ import Transport
 
 /// The client against a real Dovecot 2.3 (scripts/dovecot.sh). Skipped, with this message, only
 /// where Dovecot is not installed and `MAILSEARCH_REQUIRE_DOVECOT` is not 1; CI requires it.
-@Suite(.enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() })
+@Suite(
+    .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
+    .timeLimit(.minutes(3)))
 struct DovecotInteropTests {
     @Test func implicitTLSConnectsAndLogsIn() async throws {
         let dovecot = try await Dovecot.shared()
@@ -203,5 +205,81 @@ struct DovecotInteropTests {
         try await watcher.noop()
         await watcher.logout()
         await actor.logout()
+    }
+}
+
+@Suite(
+    .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
+    .timeLimit(.minutes(3)))
+struct DovecotSessionTests {
+    @Test func listShowsTheMailboxesWithTheirAttributes() async throws {
+        let dovecot = try await Dovecot.shared()
+        let session = try await IMAPSession.connect(dovecot.configuration())
+        try await session.login(.password(user: "carol", password: Dovecot.password))
+        // Dovecot's hierarchy delimiter here is "."; the name is a non-ASCII one (modified UTF-7).
+        try await session.execute(.create(MailboxName(displayName: "Projekte.Übersicht")))
+        let items = try await session.list()
+        #expect(items.contains { $0.name == .inbox })
+        let projects = try #require(items.first { $0.name.displayName == "Projekte" })
+        #expect(projects.attributes.contains { $0.lowercased() == "\\haschildren" })
+        #expect(projects.delimiter == UInt8(ascii: "."))
+        let child = try #require(items.first { $0.name.displayName == "Projekte.Übersicht" })
+        #expect(child.name.bytes == "Projekte.&ANw-bersicht")
+        #expect(child.attributes.contains { $0.lowercased() == "\\hasnochildren" })
+        await session.logout()
+    }
+
+    @Test func pipelinedCommandsFromManyTasksEachGetTheirOwnAnswers() async throws {
+        let dovecot = try await Dovecot.shared()
+        let session = try await dovecot.session()
+        let expected = try await session.search([.from("grace")])
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for round in 0..<8 {
+                group.addTask {
+                    if round % 2 == 0 {
+                        return try await session.search([.from("grace")]) == expected
+                    }
+                    let uids = Array(expected.prefix(50))
+                    var seen: Set<UInt32> = []
+                    for try await message in session.fetch(SequenceSet(numbers: uids), items: [.envelope]) {
+                        if let uid = message.uid { seen.insert(uid) }
+                    }
+                    return seen == Set(uids)
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 8 && results.allSatisfy { $0 })
+        await session.logout()
+    }
+
+    @Test(arguments: [false, true]) func summariesCarryPreviewsFromPreviewOrFromTheTextPart(
+        serverPreview: Bool
+    ) async throws {
+        let dovecot = try await Dovecot.shared()
+        var configuration = dovecot.configuration()
+        if !serverPreview { configuration.ignoredCapabilities = [.preview] }
+        let session = try await IMAPSession.connect(configuration)
+        try await session.login(.password(user: "alice", password: Dovecot.password))
+        try await session.select("INBOX", readOnly: true)
+        let uids: [UInt32] = Array(1...40)
+        var summaries: [UInt32: MessageSummary] = [:]
+        for try await summary in session.fetchSummaries(SequenceSet(numbers: uids)) { summaries[summary.uid] = summary }
+        #expect(summaries.count == 40)
+        let withPreview = summaries.values.filter { !($0.preview ?? "").isEmpty }
+        #expect(withPreview.count >= 35, "previews: \(withPreview.count) of 40")
+        for summary in withPreview {
+            #expect(summary.preview!.count <= 200)
+            #expect(!summary.preview!.contains("\n") && !summary.preview!.contains("  "))
+            #expect(!summary.preview!.contains("<"))
+        }
+        // Fetching summaries never marks mail read.
+        let unseenBefore = summaries.values.filter { !$0.flags.contains(.seen) }.map(\.uid)
+        var after: [UInt32: [Flag]] = [:]
+        for try await message in session.fetch(SequenceSet(numbers: unseenBefore), items: [.flags]) {
+            if let uid = message.uid { after[uid] = message.flags }
+        }
+        #expect(after.values.allSatisfy { !$0.contains(.seen) })
+        await session.logout()
     }
 }

@@ -1,10 +1,12 @@
 import IMAPClient
 import IMAPCore
+import MailMIME
+import Synchronization
 import Testing
 import Transport
 
 /// Client behaviours against scripted servers (no Dovecot needed).
-@Suite struct SessionBehaviourTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionBehaviourTests {
     static func configuration(
         port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)
     ) -> IMAPConfiguration {
@@ -200,4 +202,168 @@ import Transport
         try await session.noop()
         server.stop()
     }
+}
+
+/// Authentication paths against scripted servers.
+@Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
+    static func configuration(port: Int) -> IMAPConfiguration {
+        IMAPConfiguration(host: "127.0.0.1", port: port, security: .plainTextOnLoopback)
+    }
+
+    @Test func xoauth2SendsTheBearerTokenAsOneInitialResponse() async throws {
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 SASL-IR AUTH=XOAUTH2] hi\r\n") {
+            line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            let words = command.split(separator: " ")
+            if words.first?.uppercased() == "AUTHENTICATE", words.count == 3 {
+                let decoded = String(decoding: Base64Check.decode(String(words[2])), as: UTF8.self)
+                let expected = "user=alice@example.com\u{1}auth=Bearer ya29.token\u{1}\u{1}"
+                await connection.send(
+                    decoded == expected
+                        ? "\(tag) OK [CAPABILITY IMAP4rev1 IDLE] welcome\r\n" : "\(tag) NO bad token\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        try await session.login(.oauth2(user: "alice@example.com", token: "ya29.token"))
+        #expect(await session.isAuthenticated)
+        #expect(await session.capabilities.contains(.idle))
+        server.stop()
+    }
+
+    @Test func xoauth2FailureChallengeIsAnsweredAndReportedAsAuthentication() async throws {
+        let log = LineLog()
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 SASL-IR AUTH=XOAUTH2] hi\r\n") {
+            line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased().hasPrefix("AUTHENTICATE") {
+                log.setIdleTag(tag)
+                await connection.send("+ eyJzdGF0dXMiOiI0MDEifQ==\r\n")
+            } else if line.isEmpty, let authenticateTag = log.idleTag {
+                await connection.send("\(authenticateTag) NO [AUTHENTICATIONFAILED] Invalid credentials\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        do {
+            try await session.login(.oauth2(user: "alice", token: "expired"))
+            Issue.record("logged in")
+        } catch {
+            #expect(error.code == .authentication)
+            #expect(!error.message.contains("expired"))
+        }
+        server.stop()
+    }
+
+    @Test func loginDisabledUsesAuthenticatePlainWithoutSASLIR() async throws {
+        let log = LineLog()
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 LOGINDISABLED AUTH=PLAIN] hi\r\n") {
+            line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "AUTHENTICATE PLAIN" {
+                log.setIdleTag(tag)
+                await connection.send("+ \r\n")
+            } else if line == Base64Check.encode("\0bob\0pw"), let authenticateTag = log.idleTag {
+                await connection.send("\(authenticateTag) OK logged in\r\n")
+            } else if command.uppercased().hasPrefix("LOGIN") {
+                await connection.send("\(tag) BAD LOGIN is disabled\r\n")
+            } else if command.uppercased() == "CAPABILITY" {
+                await connection.send("* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        try await session.login(.password(user: "bob", password: "pw"))
+        #expect(await session.isAuthenticated)
+        server.stop()
+    }
+
+    @Test func loginDisabledWithoutPlainIsRefusedWithoutSendingThePassword() async throws {
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 LOGINDISABLED] hi\r\n") {
+            line, connection in
+            await connection.send("\(ScriptedServer.split(line).tag) BAD nothing expected\r\n")
+        }
+        let session = try await IMAPSession.connect(Self.configuration(port: server.port))
+        do {
+            try await session.login(.password(user: "bob", password: "pw"))
+            Issue.record("logged in")
+        } catch {
+            #expect(error.code == .unsupported)
+        }
+        server.stop()
+    }
+
+    @Test func noopPollingReportsChangesWhenTheServerHasNoIDLE() async throws {
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1] hi\r\n") { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "NOOP" {
+                await connection.send("* 4 EXISTS\r\n* 2 FETCH (FLAGS (\\Seen))\r\n\(tag) OK done\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        var configuration = Self.configuration(port: server.port)
+        configuration.timeouts.pollInterval = .milliseconds(100)
+        let session = try await IMAPSession.connect(configuration)
+        var received: [MailboxEvent] = []
+        for try await event in await session.events() {
+            received.append(event)
+            if received.count >= 4 { break }
+        }
+        #expect(received.contains(.messageCount(4)))
+        #expect(
+            received.contains(.flagsChanged(sequenceNumber: 2, uid: nil, flags: [.seen], modificationSequence: nil)))
+        server.stop()
+    }
+
+    @Test func idleIsRenewedAndEndedWithDone() async throws {
+        let log = LineLog()
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 IDLE] hi\r\n") { line, connection in
+            log.append(line)
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "IDLE" {
+                await connection.send("+ idling\r\n* 7 EXISTS\r\n")
+                log.setIdleTag(tag)
+            } else if line.uppercased() == "DONE", let tag = log.idleTag {
+                await connection.send("\(tag) OK idle done\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        var configuration = Self.configuration(port: server.port)
+        configuration.timeouts.idleRenewal = .milliseconds(200)
+        let session = try await IMAPSession.connect(configuration)
+        var counts = 0
+        for try await event in await session.events() where event == .messageCount(7) {
+            counts += 1
+            if counts == 3 { break }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let lines = log.lines
+        #expect(lines.filter { $0.uppercased().hasSuffix(" IDLE") }.count >= 3)
+        #expect(lines.filter { $0.uppercased() == "DONE" }.count >= 3)
+        // After the consumer stopped, the last IDLE was ended with DONE.
+        #expect(
+            lines.filter { $0.uppercased().hasSuffix(" IDLE") }.count
+                == lines.filter { $0.uppercased() == "DONE" }.count)
+        server.stop()
+    }
+}
+
+/// Lines a scripted server received, shared with the test.
+final class LineLog: Sendable {
+    private let storage = Mutex<(lines: [String], idleTag: String?)>(([], nil))
+    func append(_ line: String) { storage.withLock { $0.lines.append(line) } }
+    /// Remembers the tag of the command the script waits to finish (IDLE, AUTHENTICATE).
+    func setIdleTag(_ tag: String) { storage.withLock { $0.idleTag = tag } }
+    var idleTag: String? { storage.withLock { $0.idleTag } }
+    var lines: [String] { storage.withLock { $0.lines } }
+}
+
+enum Base64Check {
+    static func decode(_ text: String) -> [UInt8] { Base64.decode(text) }
+    static func encode(_ text: String) -> String { Base64.encode(Array(text.utf8)) }
 }

@@ -6,7 +6,7 @@ import Transport
 
 /// Certificates made with the `openssl` command-line tool (scripts/make-test-certificates.sh),
 /// served over implicit TLS: each trust failure has its own clear error.
-@Suite struct TrustFailureTests {
+@Suite(.timeLimit(.minutes(2))) struct TrustFailureTests {
     struct Certificates {
         let directory: URL
         func pem(_ name: String) throws -> [UInt8] {

@@ -21,6 +21,12 @@ import Testing
         "((\"text\" \"plain\" NIL NIL NIL \"7bit\" 1 1)(\"text\" \"plain\" NIL NIL NIL \"7bit\" 2 1) \"mixed\")",
         // multipart with only the parameters extension field.
         "((\"text\" \"plain\" NIL NIL NIL \"7bit\" 1 1) \"related\" (\"type\" \"text/html\"))",
+        // message/global as an RFC 3501 server (Dovecot 2.3) sends it: a basic part, no envelope.
+        "((\"text\" \"plain\" (\"charset\" \"us-ascii\") NIL NIL \"7bit\" 37 0 NIL NIL NIL NIL)"
+            + "(\"message\" \"global\" NIL NIL NIL \"7bit\" 74 NIL NIL NIL NIL) \"mixed\" (\"boundary\" \"G\") NIL NIL NIL)",
+        // message/global as RFC 9051 sends it: like message/rfc822.
+        "(\"message\" \"global\" NIL NIL NIL \"8bit\" 90 (NIL \"G\" NIL NIL NIL NIL NIL NIL NIL NIL) "
+            + "(\"text\" \"plain\" (\"charset\" \"utf-8\") NIL NIL \"8bit\" 6 1 NIL NIL NIL NIL) 4 NIL NIL NIL NIL)",
     ]
 
     @Test(arguments: wires) func parsesAndRoundTrips(wire: String) throws {

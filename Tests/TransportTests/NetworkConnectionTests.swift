@@ -45,7 +45,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     return nil
 }
 
-@Suite struct NetworkConnectionTests {
+@Suite(.timeLimit(.minutes(2))) struct NetworkConnectionTests {
     static let certificateResult = Result { () throws(TransportError) -> ServerTLSConfiguration in
         try .selfSigned(hosts: ["localhost", "127.0.0.1", "::1"])
     }

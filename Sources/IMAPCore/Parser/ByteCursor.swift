@@ -53,11 +53,14 @@ public struct ByteCursor: Sendable {
 
     /// Consumes one byte, which must be `byte`.
     @inlinable public mutating func expect(_ byte: UInt8) throws(IMAPParseError) {
-        guard index < endIndex else { throw error(.unexpectedEnd, "expected \"\(Character(Unicode.Scalar(byte)))\"") }
-        guard storage[index] == byte else {
-            throw error(.unexpectedByte, "expected \"\(Character(Unicode.Scalar(byte)))\"")
-        }
+        guard index < endIndex, storage[index] == byte else { throw expectationFailure(byte) }
         index += 1
+    }
+
+    /// The error for a missing `byte`; kept out of line so the fast path stays small.
+    @inline(never) @usableFromInline func expectationFailure(_ byte: UInt8) -> IMAPParseError {
+        let what = byte == UInt8(ascii: " ") ? "a space" : "\"\(Character(Unicode.Scalar(byte)))\""
+        return error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected \(what)")
     }
 
     /// Consumes `word` compared case-insensitively (ASCII) if it comes next; returns whether it did.
@@ -90,9 +93,7 @@ public struct ByteCursor: Sendable {
     /// Consumes one SP. Real servers sometimes send two (`*  22279 EXISTS`), so any run of spaces
     /// is accepted.
     @inlinable public mutating func expectSpace() throws(IMAPParseError) {
-        guard index < endIndex, storage[index] == UInt8(ascii: " ") else {
-            throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a space")
-        }
+        guard index < endIndex, storage[index] == UInt8(ascii: " ") else { throw expectationFailure(UInt8(ascii: " ")) }
         index += 1
         while index < endIndex && storage[index] == UInt8(ascii: " ") { index += 1 }
     }

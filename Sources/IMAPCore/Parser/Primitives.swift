@@ -139,18 +139,31 @@ extension ByteCursor {
         let start = index
         try expect(UInt8(ascii: "\""))
         let contentStart = index
-        while index < endIndex {
+        // Fast scan without bounds checks for the closing quote or a byte that needs attention.
+        let stop = storage.withUnsafeBufferPointer { buffer -> Int in
+            var position = contentStart
+            while position < endIndex {
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\r")
+                    || byte == UInt8(ascii: "\n") || byte == 0
+                {
+                    break
+                }
+                position += 1
+            }
+            return position
+        }
+        index = stop
+        if index < endIndex {
             let byte = storage[index]
             if byte == UInt8(ascii: "\"") {
                 let content = storage[contentStart..<index]
                 index += 1
                 return ByteString(content)
             }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n") && byte != 0 else {
+            if byte != UInt8(ascii: "\\") {
                 throw error(.unexpectedByte, "a quoted string may not contain CR, LF or NUL")
             }
-            index += 1
         }
         if index >= endIndex {
             index = start

@@ -83,9 +83,13 @@ public enum AddressParser {
 
     /// One entry as written, byte for byte: what an IMAP ENVELOPE shows.
     package struct RawAddress: Hashable, Sendable {
+        /// Mailbox, group start or group end.
         package var kind: MailAddress.Kind
+        /// The display name as written (phrase words joined by single spaces, unquoted).
         package var name: [UInt8]?
+        /// The source route (`@a,@b`).
         package var route: [UInt8]?
+        /// The local part; for a group start, the group's name.
         package var mailbox: [UInt8]?
         /// Nil or empty when missing.
         package var domain: [UInt8]?
@@ -93,6 +97,7 @@ public enum AddressParser {
         package var hasInvalidRoute = false
         /// The `<...>` part could not be read (Dovecot then reports the domain `SYNTAX_ERROR`).
         package var hasBrokenAngleAddress = false
+        /// The entry was repaired.
         package var hasInvalidSyntax = false
 
         init(kind: MailAddress.Kind = .mailbox) { self.kind = kind }

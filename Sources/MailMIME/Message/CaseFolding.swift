@@ -3,6 +3,9 @@
 /// their accents (`e` does not match `é`), and one character never becomes two (`ß` does not
 /// match `ss`).
 ///
+/// Searching folds as it goes, without copying the text, so a search over many messages costs a
+/// few nanoseconds per byte.
+///
 /// ```
 /// CaseFolding.contains("Grüße aus MÜNCHEN", "münchen")   // true
 /// ```
@@ -19,8 +22,33 @@ public enum CaseFolding {
 
     /// The simple case folding of one scalar.
     public static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        Unicode.Scalar(fold(scalar.value)) ?? scalar
+    }
+
+    /// The simple case folding of a scalar value (a table lookup below U+10000).
+    static func fold(_ value: UInt32) -> UInt32 {
+        if value < 0x80 { return value >= 0x41 && value <= 0x5A ? value | 0x20 : value }
+        if value < 0x10000 { return UInt32(foldTable[Int(value)]) }
+        guard let scalar = Unicode.Scalar(value) else { return value }
+        return computeFold(scalar).value
+    }
+
+    /// The folding of every scalar below U+10000, whose folds all stay below U+10000.
+    private static let foldTable: [UInt16] = {
+        var table = [UInt16](repeating: 0, count: 0x10000)
+        for value in 0..<0x10000 {
+            table[value] = UInt16(value)
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
+            let folded = computeFold(scalar).value
+            if folded < 0x10000 { table[value] = UInt16(folded) }
+        }
+        return table
+    }()
+
+    /// The simple case folding of `scalar` from the Unicode properties.
+    private static func computeFold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         let value = scalar.value
-        if value < 0x80 { return value >= 0x41 && value <= 0x5A ? Unicode.Scalar(value | 0x20)! : scalar }
+        if value < 0x80 { return value >= 0x41 && value <= 0x5A ? Unicode.Scalar(UInt8(value | 0x20)) : scalar }
         // Scripts without case (CJK, Hangul, kana, symbols) are the bulk of non-Latin mail text.
         if value >= 0x2E80 && value < 0xA640 || value >= 0xAC00 && value < 0xFB00 { return scalar }
         let properties = scalar.properties
@@ -42,39 +70,45 @@ public enum CaseFolding {
     /// Whether `haystack` contains `needle`, ignoring case (simple case folding). An empty
     /// needle is contained in everything.
     public static func contains(_ haystack: String, _ needle: String) -> Bool {
-        let pattern = Array(fold(needle).utf8)
-        return contains(haystack, foldedNeedle: pattern)
-    }
-
-    /// Whether `haystack` contains `foldedNeedle` (UTF-8 of text already folded with
-    /// ``fold(_:)``), ignoring case; for searching many texts for one needle.
-    public static func contains(_ haystack: String, foldedNeedle: [UInt8]) -> Bool {
-        guard !foldedNeedle.isEmpty else { return true }
+        let pattern = needle.unicodeScalars.map { fold($0.value) }
+        guard !pattern.isEmpty else { return true }
         var haystack = haystack
-        return haystack.withUTF8 { text in
-            if text.allSatisfy({ $0 < 0x80 }) {
-                guard foldedNeedle.allSatisfy({ $0 < 0x80 }) else { return false }
-                return search(text, foldedNeedle) { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-            }
-            let folded = Array(fold(String(decoding: text, as: UTF8.self)).utf8)
-            return folded.withUnsafeBufferPointer { search($0, foldedNeedle) { $0 } }
-        }
+        return haystack.withUTF8 { text in search(text, pattern) }
     }
 
-    /// Whether `text`, mapped byte by byte, contains `needle`.
-    private static func search(_ text: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], map: (UInt8) -> UInt8) -> Bool {
-        let count = needle.count
-        guard count <= text.count else { return false }
-        let first = needle[0]
+    /// The scalar at `index` of valid UTF-8 `text` and its length in bytes.
+    @inline(__always)
+    private static func scalar(in text: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32, Int) {
+        let lead = UInt32(text[index])
+        if lead < 0x80 { return (lead, 1) }
+        if lead < 0xE0 { return ((lead & 0x1F) << 6 | UInt32(text[index + 1] & 0x3F), 2) }
+        if lead < 0xF0 {
+            return ((lead & 0x0F) << 12 | UInt32(text[index + 1] & 0x3F) << 6 | UInt32(text[index + 2] & 0x3F), 3)
+        }
+        let value =
+            (lead & 0x07) << 18 | UInt32(text[index + 1] & 0x3F) << 12 | UInt32(text[index + 2] & 0x3F) << 6
+            | UInt32(text[index + 3] & 0x3F)
+        return (value, 4)
+    }
+
+    /// Whether valid UTF-8 `text`, folded scalar by scalar, contains the folded `pattern`.
+    private static func search(_ text: UnsafeBufferPointer<UInt8>, _ pattern: [UInt32]) -> Bool {
+        let first = pattern[0]
         var start = 0
-        let last = text.count - count
-        while start <= last {
-            if map(text[start]) == first {
-                var offset = 1
-                while offset < count, map(text[start + offset]) == needle[offset] { offset += 1 }
-                if offset == count { return true }
+        while start < text.count {
+            let (value, length) = scalar(in: text, at: start)
+            if fold(value) == first {
+                var position = start + length
+                var matched = 1
+                while matched < pattern.count, position < text.count {
+                    let (next, nextLength) = scalar(in: text, at: position)
+                    guard fold(next) == pattern[matched] else { break }
+                    matched += 1
+                    position += nextLength
+                }
+                if matched == pattern.count { return true }
             }
-            start += 1
+            start += length
         }
         return false
     }

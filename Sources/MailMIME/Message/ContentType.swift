@@ -53,7 +53,7 @@ public struct ContentType: Hashable, Sendable {
         let syntax = MIMESyntax.mediaType(Array(value)[...])
         self.type = String(decoding: syntax.type, as: UTF8.self).lowercased()
         self.subtype = String(decoding: syntax.subtype ?? [], as: UTF8.self).lowercased()
-        self.parameters = MIMESyntax.decodedParameters(syntax.parameters)
+        self.parameters = MIMESyntax.decodedParameters(syntax.recoveredParameters)
     }
 
     /// `type/subtype`, lowercased.
@@ -102,7 +102,9 @@ public struct ContentDisposition: Hashable, Sendable {
     // disposition := "Content-Disposition" ":" disposition-type *(";" disposition-parm)
     /// Parses a Content-Disposition field value; nil when it has no disposition type.
     public init?(parsing value: some Collection<UInt8>) {
-        guard let syntax = MIMESyntax.disposition(Array(value)[...]), !syntax.type.isEmpty else { return nil }
+        guard let syntax = MIMESyntax.disposition(Array(value)[...], resynchronizing: true), !syntax.type.isEmpty else {
+            return nil
+        }
         self.type = String(decoding: syntax.type, as: UTF8.self).lowercased()
         self.parameters = MIMESyntax.decodedParameters(syntax.parameters)
     }

@@ -1,10 +1,16 @@
 /// A moment read from a Date header: the wall-clock time and zone as written, and the instant.
 public struct ParsedDate: Hashable, Sendable {
+    /// The year, four digits (two-digit years are 1950-2049).
     public var year: Int
+    /// The month, 1-12.
     public var month: Int
+    /// The day of the month in the header's zone.
     public var day: Int
+    /// The hour, 0-23, in the header's zone.
     public var hour: Int
+    /// The minute, 0-59.
     public var minute: Int
+    /// The second, 0-60 (0 when the header has none).
     public var second: Int
     /// The zone's offset from UTC in minutes (`+0100` is 60); 0 for `-0000`, `GMT` and zones
     /// RFC 5322 says to treat as unknown.

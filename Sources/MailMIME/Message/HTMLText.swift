@@ -3,7 +3,7 @@
 /// dropped. Not a renderer: no layout, just the words in order.
 ///
 /// ```
-/// HTMLText.text(of: "<p>Caf&eacute;&nbsp;<b>au</b> lait</p>")   // " Café\u{A0} au lait "
+/// HTMLText.text(of: "<p>Caf&eacute;&nbsp;<b>au</b> lait</p>")   // "Café\u{A0} au lait "
 /// ```
 public enum HTMLText {
     /// The text of `html`. With `skippingQuotes`, the content of `<blockquote>` elements (quoted

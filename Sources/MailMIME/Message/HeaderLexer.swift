@@ -14,22 +14,17 @@ struct HeaderLexer {
         case more
     }
 
-    let bytes: [UInt8]
+    /// The value; indices are those of the slice (of the message's bytes), nothing is copied.
+    let bytes: ArraySlice<UInt8>
     var index: Int
     let endIndex: Int
     /// The text of the last comment skipped, kept only when not nil.
     var lastComment: [UInt8]?
 
-    init(_ bytes: [UInt8], range: Range<Int>) {
-        self.bytes = bytes
-        self.index = range.lowerBound
-        self.endIndex = range.upperBound
-    }
-
     init(_ bytes: ArraySlice<UInt8>) {
-        self.bytes = Array(bytes)
-        self.index = 0
-        self.endIndex = self.bytes.count
+        self.bytes = bytes
+        self.index = bytes.startIndex
+        self.endIndex = bytes.endIndex
     }
 
     var isAtEnd: Bool { index >= endIndex }
@@ -290,10 +285,17 @@ struct HeaderLexer {
         return (MIMESyntax.WrittenParameter(name: attribute, value: value), .more)
     }
 
-    /// Every parameter from the cursor on. Malformed ones are skipped a byte at a time until
-    /// the next one parses, so one broken parameter does not lose the rest.
-    mutating func readParameters() -> [MIMESyntax.WrittenParameter] {
+    /// Every parameter from the cursor on, and whether a malformed one was skipped.
+    ///
+    /// By default a malformed parameter is skipped a byte at a time until the next one parses,
+    /// as Dovecot does, which loses the parameter right after it (`; junk; charset=x` loses
+    /// `charset`). `resynchronizing` skips to the next `;` instead, so only the malformed one is
+    /// lost.
+    mutating func readParameters(
+        resynchronizing: Bool = false
+    ) -> (parameters: [MIMESyntax.WrittenParameter], hadErrors: Bool) {
         var parameters: [MIMESyntax.WrittenParameter] = []
+        var hadErrors = false
         while true {
             let (parameter, outcome) = readParameter()
             if let parameter {
@@ -301,8 +303,9 @@ struct HeaderLexer {
                 continue
             }
             if outcome == .end || index >= endIndex { break }
-            index += 1
+            hadErrors = true
+            if !resynchronizing || bytes[index] != UInt8(ascii: ";") { index += 1 }
         }
-        return parameters
+        return (parameters, hadErrors)
     }
 }

@@ -26,6 +26,11 @@ public struct MIMEHeaderField: Sendable {
     /// The field name as written (`Subject`, `content-type`).
     public var name: String { String(decoding: storage[nameRange], as: UTF8.self) }
 
+    /// The field name with ASCII letters lowercased (`content-type`), for keys.
+    public var lowercasedName: String {
+        String(decoding: storage[nameRange].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// The value as written: the bytes after the colon up to the last line break, with the line
     /// breaks of folding.
     public var rawValue: ArraySlice<UInt8> { storage[valueRange] }

@@ -61,19 +61,20 @@ struct MIMEParser {
         let (header, bodyStart, headerStop) = parseHeader(at: start)
         var isMIME = isMultipartChild
         var contentTypeField: MIMEHeaderField?
-        var transferEncodingField: MIMEHeaderField?
+        var transferEncodingToken: [UInt8]?
         for field in header.fields {
             if field.hasName("content-type") {
                 isMIME = true
                 if contentTypeField == nil { contentTypeField = field }
             } else if field.hasName("mime-version") {
                 isMIME = true
-            } else if transferEncodingField == nil, field.hasName("content-transfer-encoding") {
-                transferEncodingField = field
+            } else if transferEncodingToken == nil, field.hasName("content-transfer-encoding") {
+                // The first well-formed one counts.
+                transferEncodingToken = MIMESyntax.transferEncoding(field.rawValue)
             }
         }
         var transferEncoding = "7bit"
-        if isMIME, let field = transferEncodingField, let token = MIMESyntax.transferEncoding(field.rawValue) {
+        if isMIME, let token = transferEncodingToken {
             transferEncoding = String(decoding: token, as: UTF8.self).lowercased()
         }
 
@@ -86,7 +87,8 @@ struct MIMEParser {
             let type = String(decoding: syntax.type, as: UTF8.self).lowercased()
             let subtype = syntax.subtype.map { String(decoding: $0, as: UTF8.self).lowercased() }
             contentType = ContentType(
-                type: type, subtype: subtype ?? "", parameters: MIMESyntax.decodedParameters(syntax.parameters))
+                type: type, subtype: subtype ?? "", parameters: MIMESyntax.decodedParameters(syntax.recoveredParameters)
+            )
             if type == "multipart", subtype != nil {
                 kind = .multipart
                 isDigest = subtype == "digest"

@@ -5,9 +5,12 @@ package enum MIMESyntax {
     /// One `attribute=value` pair as written: the attribute exactly (`name*0*`), the value
     /// unquoted.
     package struct WrittenParameter: Hashable, Sendable {
+        /// The attribute exactly as written.
         package var name: [UInt8]
+        /// The value, unquoted.
         package var value: [UInt8]
 
+        /// A parameter.
         package init(name: [UInt8], value: [UInt8]) {
             self.name = name
             self.value = value
@@ -20,8 +23,10 @@ package enum MIMESyntax {
         package var type: [UInt8]
         /// The subtype as written; nil when there is no `/`.
         package var subtype: [UInt8]?
-        /// The parameters, read only when `type/subtype` was complete.
+        /// The parameters as Dovecot reads them, only when `type/subtype` was complete.
         package var parameters: [WrittenParameter]
+        /// The parameters read past malformed ones (`; junk; charset=x` keeps `charset`).
+        package var recoveredParameters: [WrittenParameter]
         /// Whether `type "/" subtype` was read completely.
         package var isWellFormed: Bool
     }
@@ -40,20 +45,32 @@ package enum MIMESyntax {
             subtype = Array(text[(slash + 1)...])
         }
         guard outcome != .failed else {
-            return MediaType(type: type, subtype: subtype, parameters: [], isWellFormed: false)
+            return MediaType(type: type, subtype: subtype, parameters: [], recoveredParameters: [], isWellFormed: false)
         }
-        return MediaType(type: type, subtype: subtype, parameters: lexer.readParameters(), isWellFormed: true)
+        let start = lexer.index
+        let (parameters, hadErrors) = lexer.readParameters()
+        var recovered = parameters
+        if hadErrors {
+            lexer.index = start
+            recovered = lexer.readParameters(resynchronizing: true).parameters
+        }
+        return MediaType(
+            type: type, subtype: subtype, parameters: parameters, recoveredParameters: recovered, isWellFormed: true)
     }
 
     // disposition := "Content-Disposition" ":" disposition-type *(";" disposition-parm)   ; RFC 2183
     /// The disposition type (possibly empty) and parameters of a Content-Disposition value; nil
     /// when the value is malformed before its parameters.
-    package static func disposition(_ value: ArraySlice<UInt8>) -> (type: [UInt8], parameters: [WrittenParameter])? {
+    package static func disposition(
+        _ value: ArraySlice<UInt8>, resynchronizing: Bool = false
+    )
+        -> (type: [UInt8], parameters: [WrittenParameter])?
+    {
         var lexer = HeaderLexer(value)
         lexer.skipWhitespaceAndComments()
         var type: [UInt8] = []
         guard lexer.readToken(into: &type) != .failed else { return nil }
-        return (type, lexer.readParameters())
+        return (type, lexer.readParameters(resynchronizing: resynchronizing).parameters)
     }
 
     // encoding := "Content-Transfer-Encoding" ":" mechanism                  ; RFC 2045 6.1
@@ -132,6 +149,18 @@ package enum MIMESyntax {
     /// 2231 form, the RFC 2231 value wins.
     package static func decodedParameters(_ written: [WrittenParameter]) -> [MIMEParameter] {
         guard !written.isEmpty else { return [] }
+        if !written.contains(where: { $0.name.contains(UInt8(ascii: "*")) }) {
+            // No RFC 2231 sections: the common case, without the bookkeeping.
+            var result: [MIMEParameter] = []
+            result.reserveCapacity(written.count)
+            for parameter in written {
+                let name = String(
+                    decoding: parameter.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                guard !result.contains(where: { $0.name == name }) else { continue }
+                result.append(MIMEParameter(name: name, value: decodePlainValue(parameter.value)))
+            }
+            return result
+        }
         struct Section {
             var number: Int
             var isExtended: Bool
@@ -151,9 +180,10 @@ package enum MIMESyntax {
                     digits += 1
                     rest = rest.dropFirst()
                 }
-                let isExtended = rest.first == UInt8(ascii: "*")
-                if isExtended { rest = rest.dropFirst() }
-                if rest.isEmpty, digits > 0 || isExtended {
+                // `name*` alone is an extended value; `name*N` and `name*N*` are sections.
+                let isExtended = rest.isEmpty && digits == 0 || rest.first == UInt8(ascii: "*")
+                if rest.first == UInt8(ascii: "*") { rest = rest.dropFirst() }
+                if rest.isEmpty {
                     let base = String(decoding: name[..<star], as: UTF8.self).lowercased()
                     if sections[base] == nil, plain[base] == nil { order.append(base) }
                     sections[base, default: []].append(
@@ -216,7 +246,9 @@ package enum MIMESyntax {
 
     /// A plain parameter value as text: UTF-8, else Windows-1252; RFC 2047 words decoded.
     private static func decodePlainValue(_ bytes: [UInt8]) -> String {
-        let text = Charset.decode(bytes, charset: "unknown-8bit") ?? String(decoding: bytes, as: UTF8.self)
+        let text =
+            String(validating: bytes, as: UTF8.self) ?? Charset.decode(bytes, charset: "windows-1252")
+            ?? String(decoding: bytes, as: UTF8.self)
         return text.contains("=?") ? EncodedWords.decode(text) : text
     }
 }

@@ -5,62 +5,52 @@ extension IndexedMessage {
     static let previewLength = 200
 
     // preview = "PREVIEW" SP nstring        ; RFC 8970
-    /// The preview of a message, as Dovecot makes it: the first text part (not looking into
-    /// encapsulated messages), decoded to UTF-8, HTML reduced to text without quoted
+    /// The preview made of the text of a message's first text part (not looking into
+    /// encapsulated messages), as Dovecot makes it: HTML reduced to text without quoted
     /// `<blockquote>`s, plain text without `>` quoted lines, white space collapsed, up to 200
     /// characters.
-    static func preview(of message: MIMEMessage) -> String {
-        guard let part = firstTextPart(message.root), let text = part.text(in: message) else { return "" }
-        let isHTML = part.contentType.subtype == "html"
-        let content = isHTML ? HTMLText.text(of: text, skippingQuotes: true) : text
-        var output = String.UnicodeScalarView()
-        var count = 0
-        var atLineStart = true
-        var inQuote = false
-        var pendingSpace = false
-        for scalar in content.unicodeScalars {
-            if inQuote {
-                if scalar == "\n" {
-                    inQuote = false
-                    atLineStart = true
+    static func preview(of text: String, isHTML: Bool) -> String {
+        var content = isHTML ? HTMLText.text(of: text, skippingQuotes: true) : text
+        return content.withUTF8 { bytes -> String in
+            var output: [UInt8] = []
+            output.reserveCapacity(min(bytes.count, previewLength * 2))
+            var count = 0
+            var atLineStart = true
+            var inQuote = false
+            var pendingSpace = false
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                defer { index += length }
+                if inQuote {
+                    if byte == 0x0A {
+                        inQuote = false
+                        atLineStart = true
+                    }
+                    continue
                 }
-                continue
-            }
-            if atLineStart, !isHTML, scalar == ">" {
-                inQuote = true
-                continue
-            }
-            atLineStart = false
-            if scalar == " " || scalar == "\t" || scalar == "\r" || scalar == "\n" {
-                pendingSpace = true
-                if scalar == "\n" { atLineStart = true }
-                continue
-            }
-            if pendingSpace, count > 0 {
+                if atLineStart, !isHTML, byte == UInt8(ascii: ">") {
+                    inQuote = true
+                    continue
+                }
+                atLineStart = false
+                if byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A {
+                    pendingSpace = true
+                    if byte == 0x0A { atLineStart = true }
+                    continue
+                }
+                if pendingSpace, count > 0 {
+                    guard count < previewLength else { break }
+                    output.append(0x20)
+                    count += 1
+                }
+                pendingSpace = false
                 guard count < previewLength else { break }
-                output.append(" ")
+                output.append(contentsOf: bytes[index..<min(bytes.count, index + length)])
                 count += 1
             }
-            pendingSpace = false
-            guard count < previewLength else { break }
-            output.append(scalar)
-            count += 1
-        }
-        return String(output)
-    }
-
-    /// The first `text/*` leaf part outside encapsulated messages.
-    private static func firstTextPart(_ part: MIMEPart) -> MIMEPart? {
-        switch part.kind {
-        case .multipart:
-            for child in part.children {
-                if let found = firstTextPart(child) { return found }
-            }
-            return nil
-        case .message:
-            return nil
-        case .single:
-            return part.contentType.isText ? part : nil
+            return String(decoding: output, as: UTF8.self)
         }
     }
 }

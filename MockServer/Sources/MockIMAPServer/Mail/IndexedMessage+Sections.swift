@@ -46,20 +46,79 @@ extension IndexedMessage {
 
     /// The bytes of `BINARY[part]` (RFC 3516): the part's body with its transfer encoding
     /// undone; nil when the part does not exist or its encoding is unknown (see
-    /// ``binarySection(_:)`` to tell them apart). An empty path means the whole message; a
-    /// multipart or message/rfc822 part is returned as it is.
+    /// ``binarySection(_:)`` to tell them apart).
     ///
-    /// Base64 is decoded leniently: a truncated final group yields the bytes it holds, where
-    /// Dovecot fails the FETCH ("Base64 data ends prematurely").
+    /// A multipart or message/rfc822 part is returned with every part inside converted: bodies
+    /// decoded, and in the header of each decoded part the Content-Transfer-Encoding field
+    /// replaced by `Content-Transfer-Encoding: binary` (as Dovecot does). An empty path means the
+    /// whole message, header included. Base64 is decoded leniently: a truncated final group
+    /// yields the bytes it holds, where Dovecot fails the FETCH ("Base64 data ends prematurely").
     public func binary(_ part: [UInt32]) -> [UInt8]? { try? binarySection(part).get() }
 
     /// `BINARY[part]`, or why there is none.
     public func binarySection(_ path: [UInt32]) -> Result<[UInt8], BinarySectionError> {
-        guard !path.isEmpty else { return .success(bytes) }
-        guard let part = Self.part(at: path, in: mime.root) else { return .failure(.noSuchPart) }
-        if part.kind == .multipart || part.kind == .message { return .success(Array(bytes[part.bodyRange])) }
-        guard part.hasKnownTransferEncoding else { return .failure(.unknownTransferEncoding) }
-        return .success(part.decodedBody(in: mime))
+        guard let part = path.isEmpty ? mime.root : Self.part(at: path, in: mime.root) else {
+            return .failure(.noSuchPart)
+        }
+        var output: [UInt8] = []
+        do {
+            try appendBinary(of: part, includingHeader: path.isEmpty, to: &output)
+        } catch {
+            return .failure(error)
+        }
+        return .success(output)
+    }
+
+    /// The transfer encoding BINARY undoes for `part`, nil when it is unknown. Content-* fields
+    /// count only in MIME entities (RFC 2045 section 4); Dovecot decodes base64 even without
+    /// MIME-Version.
+    private static func binaryTransferEncoding(_ part: MIMEPart) -> String? {
+        guard part.isMIME else { return "7bit" }
+        let fields = part.header.fields(named: "content-transfer-encoding")
+        guard !fields.isEmpty else { return "7bit" }
+        guard fields.contains(where: { MIMESyntax.transferEncoding($0.rawValue) != nil }), part.hasKnownTransferEncoding
+        else { return nil }
+        return part.transferEncoding
+    }
+
+    /// Appends the binary form of `part` (its header when `includingHeader`).
+    private func appendBinary(
+        of part: MIMEPart, includingHeader: Bool, to output: inout [UInt8]
+    )
+        throws(BinarySectionError)
+    {
+        guard let encoding = Self.binaryTransferEncoding(part) else { throw .unknownTransferEncoding }
+        let isDecoded = encoding == "base64" || encoding == "quoted-printable"
+        if includingHeader {
+            if isDecoded {
+                var end = part.header.byteRange.lowerBound
+                for field in part.header.fields {
+                    end = field.byteRange.upperBound
+                    if !field.hasName("content-transfer-encoding") { output.append(contentsOf: field.bytes) }
+                }
+                output.append(contentsOf: Array("Content-Transfer-Encoding: binary\r\n".utf8))
+                output.append(contentsOf: bytes[end..<max(end, part.header.byteRange.upperBound)])
+            } else {
+                output.append(contentsOf: bytes[part.header.byteRange])
+            }
+        }
+        var inner: [MIMEPart] = []
+        if part.kind == .multipart {
+            inner = part.children
+        } else if part.kind == .message, Self.isRFC822(part), let root = part.encapsulatedMessage?.root {
+            inner = [root]
+        }
+        guard !inner.isEmpty else {
+            output.append(contentsOf: isDecoded ? part.decodedBody(in: mime) : Array(bytes[part.bodyRange]))
+            return
+        }
+        var position = part.bodyRange.lowerBound
+        for child in inner {
+            output.append(contentsOf: bytes[position..<max(position, child.header.byteRange.lowerBound)])
+            try appendBinary(of: child, includingHeader: true, to: &output)
+            position = child.bodyRange.upperBound
+        }
+        output.append(contentsOf: bytes[position..<max(position, part.bodyRange.upperBound)])
     }
 
     /// The part at an IMAP part path, walking the tree as RFC 3501 6.4.5 and Dovecot do: a part
@@ -86,15 +145,19 @@ extension IndexedMessage {
 
     // header-list = "(" header-fld-name *(SP header-fld-name) ")"
     /// The fields of `header` whose names are (or, without `including`, are not) in `names`,
-    /// in message order, followed by CRLF.
+    /// in message order, followed by the blank line that ends the header ("except in the case of
+    /// a message which has no body and no blank line", RFC 3501 6.4.5).
     private func headerFields(of header: MIMEHeader, names: [ByteString], including: Bool) -> [UInt8] {
         var output: [UInt8] = []
         let wanted = names.map { $0.string }
-        for field in header.fields where wanted.contains(where: { field.hasName($0) }) == including {
+        var fieldsEnd = header.byteRange.lowerBound
+        for field in header.fields {
+            fieldsEnd = field.byteRange.upperBound
+            guard wanted.contains(where: { field.hasName($0) }) == including else { continue }
             output.append(contentsOf: field.bytes)
             if field.bytes.last != 0x0A { output += [0x0D, 0x0A] }
         }
-        output += [0x0D, 0x0A]
+        if header.byteRange.upperBound > fieldsEnd { output += [0x0D, 0x0A] }
         return output
     }
 }

@@ -60,40 +60,36 @@ public struct IndexedMessage: Sendable {
         let mime = MIMEMessage(bytes: normalized)
         self.mime = mime
 
-        var headersText = ""
-        headersText.reserveCapacity(mime.header.byteRange.count)
+        var headerBytes: [UInt8] = []
+        headerBytes.reserveCapacity(mime.header.byteRange.count + 64)
         var ranges: [(String, Range<Int>)] = []
+        ranges.reserveCapacity(mime.header.fields.count)
         var addresses: [String: String] = [:]
         for field in mime.header.fields {
-            let name = field.name.lowercased()
-            let value = field.decodedValue
-            headersText += name
-            headersText += ": "
-            let start = headersText.utf8.count
-            headersText += value
-            ranges.append((name, start..<headersText.utf8.count))
-            headersText += "\n"
+            let name = field.lowercasedName
+            headerBytes.append(contentsOf: name.utf8)
+            headerBytes.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+            let start = headerBytes.count
+            Self.appendDecodedValue(of: field, to: &headerBytes)
+            ranges.append((name, start..<headerBytes.count))
             if name == "from" || name == "to" || name == "cc" || name == "bcc" {
-                let folded = CaseFolding.fold(value)
-                if let existing = addresses[name] {
-                    addresses[name] = existing + "\n" + folded
-                } else {
-                    addresses[name] = folded
-                }
+                let folded = CaseFolding.fold(String(decoding: headerBytes[start...], as: UTF8.self))
+                addresses[name] = addresses[name].map { $0 + "\n" + folded } ?? folded
             }
+            headerBytes.append(0x0A)
         }
+        let headersText = String(decoding: headerBytes, as: UTF8.self)
         let utf8 = headersText.utf8
         self.headerIndex = ranges.map { name, range in
-            HeaderEntry(
-                name: name,
-                value: utf8.index(
-                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
-                        utf8.startIndex, offsetBy: range.upperBound))
+            let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+            return HeaderEntry(name: name, value: lower..<utf8.index(lower, offsetBy: range.count))
         }
         self.allHeadersText = headersText
         self.addressText = addresses
-        self.bodyText = Self.bodyText(of: mime)
-        self.preview = Self.preview(of: mime)
+
+        let (body, previewSource) = Self.bodyText(of: mime)
+        self.bodyText = body
+        self.preview = previewSource.map { Self.preview(of: $0.text, isHTML: $0.isHTML) } ?? ""
 
         if let dateField = mime.header.firstField(named: "date"), let date = DateHeader.parse(bytes: dateField.rawValue)
         {
@@ -102,6 +98,25 @@ public struct IndexedMessage: Sendable {
         } else {
             self.sentDate = nil
             self.sentTimestamp = nil
+        }
+    }
+
+    /// Appends the unfolded, RFC 2047 decoded value of `field` as UTF-8.
+    private static func appendDecodedValue(of field: MIMEHeaderField, to output: inout [UInt8]) {
+        let value = field.unfoldedValue
+        var hasEncodedWord = false
+        var isASCII = true
+        for index in value.indices {
+            let byte = value[index]
+            if byte >= 0x80 { isASCII = false }
+            if byte == UInt8(ascii: "="), index + 1 < value.count, value[index + 1] == UInt8(ascii: "?") {
+                hasEncodedWord = true
+            }
+        }
+        if isASCII, !hasEncodedWord {
+            output.append(contentsOf: value)
+        } else {
+            output.append(contentsOf: EncodedWords.decode(field.value).utf8)
         }
     }
 
@@ -162,28 +177,33 @@ public struct IndexedMessage: Sendable {
         }
     }
 
-    /// The searchable text of the body (see ``bodyText``).
-    private static func bodyText(of message: MIMEMessage) -> String {
-        var text = ""
-        func visit(_ part: MIMEPart) {
+    /// The searchable text of the body (see ``bodyText``), and the text of the first text part
+    /// outside encapsulated messages, which the preview is made of.
+    private static func bodyText(of message: MIMEMessage) -> (String, (text: String, isHTML: Bool)?) {
+        var text: [UInt8] = []
+        var previewSource: (text: String, isHTML: Bool)?
+        func visit(_ part: MIMEPart, isEncapsulated: Bool) {
             switch part.kind {
             case .multipart:
-                part.children.forEach(visit)
+                for child in part.children { visit(child, isEncapsulated: isEncapsulated) }
             case .message:
-                if let inner = part.encapsulatedMessage {
-                    for field in inner.header.fields {
-                        text += field.name + ": " + field.decodedValue + "\n"
-                    }
-                    visit(inner.root)
+                guard let inner = part.encapsulatedMessage else { return }
+                for field in inner.header.fields {
+                    if !text.isEmpty { text.append(0x0A) }
+                    text.append(contentsOf: field.name.utf8)
+                    text.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+                    appendDecodedValue(of: field, to: &text)
                 }
+                visit(inner.root, isEncapsulated: true)
             case .single:
-                guard var content = part.text(in: message) else { return }
-                if part.contentType.subtype == "html" { content = HTMLText.text(of: content) }
-                if !text.isEmpty { text += "\n" }
-                text += content
+                guard let content = part.text(in: message) else { return }
+                let isHTML = part.contentType.subtype == "html"
+                if previewSource == nil, !isEncapsulated { previewSource = (content, isHTML) }
+                if !text.isEmpty { text.append(0x0A) }
+                text.append(contentsOf: (isHTML ? HTMLText.text(of: content) : content).utf8)
             }
         }
-        visit(message.root)
-        return text
+        visit(message.root, isEncapsulated: false)
+        return (String(decoding: text, as: UTF8.self), previewSource)
     }
 }

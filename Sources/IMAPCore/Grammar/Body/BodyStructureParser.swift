@@ -69,8 +69,13 @@ extension ByteCursor {
         try expectSpace()
         let size = try parseNumber()
         let kind: SinglePartBody.Kind
+        // RFC 9051 sends message/global like message/rfc822; RFC 3501 servers (Dovecot 2.3) send
+        // it as a basic part, without an envelope.
+        let isGlobalWithEnvelope =
+            mediaSubtype.equalsCaseInsensitive("global") && peek == UInt8(ascii: " ")
+            && peek(offset: 1) == UInt8(ascii: "(")
         if mediaType.equalsCaseInsensitive("message")
-            && (mediaSubtype.equalsCaseInsensitive("rfc822") || mediaSubtype.equalsCaseInsensitive("global"))
+            && (mediaSubtype.equalsCaseInsensitive("rfc822") || isGlobalWithEnvelope)
         {
             try expectSpace()
             let envelope = try parseEnvelope()

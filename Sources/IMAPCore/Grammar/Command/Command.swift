@@ -486,22 +486,10 @@ extension EncodeBuffer {
                 if initialResponse.isEmpty { writeRaw("=") } else { writeBytes(initialResponse.bytes) }
             }
         case .enable(let capabilities):
-            writeRaw("ENABLE")
-            for capability in capabilities {
-                writeSpace()
-                write(capability)
-            }
+            write("ENABLE", capabilities: capabilities)
         case .id(let parameters):
             writeRaw("ID ")
-            if let parameters {
-                writeList(parameters) { buffer, parameter in
-                    buffer.writeString(parameter.key)
-                    buffer.writeSpace()
-                    buffer.writeNString(parameter.value)
-                }
-            } else {
-                writeRaw("NIL")
-            }
+            write(parameters)
         case .select(let mailbox, let parameters):
             writeSelect("SELECT ", mailbox, parameters)
         case .examine(let mailbox, let parameters):

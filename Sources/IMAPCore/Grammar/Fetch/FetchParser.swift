@@ -130,21 +130,21 @@ extension ByteCursor {
     private func attributeKey(_ name: ArraySlice<UInt8>) -> AttributeKey {
         // Dispatch on length first: one comparison for the common names.
         switch name.count {
-        case 3 where name.elementsEqual("UID".utf8) || equalsFolded(name, "UID"): return .uid
-        case 4 where name.elementsEqual("BODY".utf8) || equalsFolded(name, "BODY"): return .body
-        case 5 where name.elementsEqual("FLAGS".utf8) || equalsFolded(name, "FLAGS"): return .flags
+        case 3 where equalsFolded(name, "UID"): return .uid
+        case 4 where equalsFolded(name, "BODY"): return .body
+        case 5 where equalsFolded(name, "FLAGS"): return .flags
         case 6 where equalsFolded(name, "MODSEQ"): return .modificationSequence
         case 6 where equalsFolded(name, "RFC822"): return .rfc822
         case 6 where equalsFolded(name, "BINARY"): return .binary
         case 7 where equalsFolded(name, "PREVIEW"): return .preview
-        case 8 where name.elementsEqual("ENVELOPE".utf8) || equalsFolded(name, "ENVELOPE"): return .envelope
+        case 8 where equalsFolded(name, "ENVELOPE"): return .envelope
         case 10 where equalsFolded(name, "X-GM-MSGID"): return .gmailMessageID
         case 10 where equalsFolded(name, "X-GM-THRID"): return .gmailThreadID
-        case 11 where name.elementsEqual("RFC822.SIZE".utf8) || equalsFolded(name, "RFC822.SIZE"): return .rfc822Size
+        case 11 where equalsFolded(name, "RFC822.SIZE"): return .rfc822Size
         case 11 where equalsFolded(name, "RFC822.TEXT"): return .rfc822Text
         case 11 where equalsFolded(name, "BINARY.SIZE"): return .binarySize
         case 11 where equalsFolded(name, "X-GM-LABELS"): return .gmailLabels
-        case 12 where name.elementsEqual("INTERNALDATE".utf8) || equalsFolded(name, "INTERNALDATE"):
+        case 12 where equalsFolded(name, "INTERNALDATE"):
             return .internalDate
         case 13 where equalsFolded(name, "BODYSTRUCTURE"): return .bodyStructure
         case 13 where equalsFolded(name, "RFC822.HEADER"): return .rfc822Header

@@ -114,3 +114,28 @@ public struct IDParameter: Hashable, Sendable {
         self.value = value
     }
 }
+
+extension EncodeBuffer {
+    // id-params-list = "(" *(string SP nstring) ")" / nil
+    /// Writes the parameters of ID (RFC 2971), in a command or a response.
+    public mutating func write(_ parameters: [IDParameter]?) {
+        guard let parameters else {
+            writeRaw("NIL")
+            return
+        }
+        writeList(parameters) { buffer, parameter in
+            buffer.writeString(parameter.key)
+            buffer.writeSpace()
+            buffer.writeNString(parameter.value)
+        }
+    }
+
+    /// Writes `name cap1 cap2 ...` (CAPABILITY, ENABLED, ENABLE).
+    public mutating func write(_ name: StaticString, capabilities: [Capability]) {
+        writeRaw(name)
+        for capability in capabilities {
+            writeSpace()
+            write(capability)
+        }
+    }
+}

@@ -69,11 +69,7 @@ extension EncodeBuffer {
                 writeList(charsets) { buffer, charset in buffer.writeAString(charset) }
             }
         case .capability(let capabilities):
-            writeRaw("CAPABILITY")
-            for capability in capabilities {
-                writeSpace()
-                write(capability)
-            }
+            write("CAPABILITY", capabilities: capabilities)
         case .permanentFlags(let flags):
             writeRaw("PERMANENTFLAGS ")
             write(flags)
@@ -127,17 +123,9 @@ extension EncodeBuffer {
             }
             write(text)
         case .capability(let capabilities):
-            writeRaw("CAPABILITY")
-            for capability in capabilities {
-                writeSpace()
-                write(capability)
-            }
+            write("CAPABILITY", capabilities: capabilities)
         case .enabled(let capabilities):
-            writeRaw("ENABLED")
-            for capability in capabilities {
-                writeSpace()
-                write(capability)
-            }
+            write("ENABLED", capabilities: capabilities)
         case .flags(let flags):
             writeRaw("FLAGS ")
             write(flags)
@@ -181,15 +169,7 @@ extension EncodeBuffer {
             write(namespace.shared)
         case .id(let parameters):
             writeRaw("ID ")
-            if let parameters {
-                writeList(parameters) { buffer, parameter in
-                    buffer.writeString(parameter.key)
-                    buffer.writeSpace()
-                    buffer.writeNString(parameter.value)
-                }
-            } else {
-                writeRaw("NIL")
-            }
+            write(parameters)
         case .fetch(let fetch):
             write(fetch)
         case .unknown(let name, let raw):

@@ -1,0 +1,238 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import Transport
+
+/// `mailsearch-bench fetch`: against a throwaway Dovecot holding N generated messages, the time to
+/// log in, select and `UID FETCH 1:* (UID FLAGS ENVELOPE RFC822.SIZE INTERNALDATE)` with every
+/// message parsed into values (IMAPSession), side by side with reading the same response bytes
+/// without parsing (a raw TLS connection), in the same run; plus the peak memory of the parsed
+/// runs.
+struct FetchBenchmark {
+    let messages: Int
+    let rounds: Int
+    let repositoryRoot: URL
+
+    struct Round {
+        var seconds: Double
+        var count: Int
+        var bytes: Int
+    }
+
+    struct Report {
+        var messages: Int
+        var raw: [Round]
+        var parsed: [Round]
+        var peakMemoryBytes: Int
+        var baselineMemoryBytes: Int
+    }
+
+    func run() async throws -> Report {
+        let dovecot = try await DovecotProcess.start(messages: messages, root: repositoryRoot)
+        defer { dovecot.stop() }
+        let trust = ClientTLSConfiguration(additionalTrustPEM: dovecot.certificatePEM)
+        // Warm up Dovecot's cache and our code paths once each.
+        _ = try await rawRound(port: dovecot.imapsPort, trust: trust)
+        _ = try await parsedRound(port: dovecot.imapsPort, trust: trust)
+        var raw: [Round] = []
+        var parsed: [Round] = []
+        let baseline = Memory.currentResident()
+        Memory.resetPeak()
+        for _ in 0..<rounds {
+            raw.append(try await rawRound(port: dovecot.imapsPort, trust: trust))
+            parsed.append(try await parsedRound(port: dovecot.imapsPort, trust: trust))
+        }
+        return Report(
+            messages: messages, raw: raw, parsed: parsed, peakMemoryBytes: Memory.peakResident(),
+            baselineMemoryBytes: baseline)
+    }
+
+    /// Login, select and fetch over a raw TLS connection: bytes are read until the tagged OK,
+    /// looking only for line ends; nothing is parsed.
+    private func rawRound(port: Int, trust: ClientTLSConfiguration) async throws -> Round {
+        let started = ContinuousClock.now
+        let connection = try await NetworkConnection.connect(host: "localhost", port: port, security: .tls(trust))
+        defer { connection.close() }
+        var reader = RawLineReader(connection: connection)
+        _ = try await reader.readUntil(tag: "*")
+        try await connection.write(Array("a LOGIN alice secret\r\n".utf8))
+        _ = try await reader.readUntil(tag: "a")
+        try await connection.write(Array("b SELECT INBOX\r\n".utf8))
+        _ = try await reader.readUntil(tag: "b")
+        try await connection.write(Array("c UID FETCH 1:* (UID FLAGS ENVELOPE RFC822.SIZE INTERNALDATE)\r\n".utf8))
+        let (lines, bytes) = try await reader.readUntil(tag: "c")
+        return Round(seconds: (ContinuousClock.now - started).seconds, count: lines - 1, bytes: bytes)
+    }
+
+    /// The same through IMAPSession: every response parsed into values and streamed.
+    private func parsedRound(port: Int, trust: ClientTLSConfiguration) async throws -> Round {
+        let started = ContinuousClock.now
+        let session = try await IMAPSession.connect(
+            IMAPConfiguration(host: "localhost", port: port, security: .implicitTLS(trust)))
+        try await session.login(.password(user: "alice", password: "secret"))
+        try await session.select("INBOX")
+        var count = 0
+        var checksum = 0
+        for try await message in session.fetch(
+            .all, items: [.uid, .flags, .envelope, .rfc822Size, .internalDate])
+        {
+            count += 1
+            checksum &+= Int(message.uid ?? 0) &+ (message.envelope?.subject?.count ?? 0)
+        }
+        let seconds = (ContinuousClock.now - started).seconds
+        await session.close()
+        keep(checksum)
+        return Round(seconds: seconds, count: count, bytes: 0)
+    }
+}
+
+/// Reads lines from a connection until a line starts with `tag ` (literals are not expected in
+/// these responses).
+struct RawLineReader {
+    let connection: NetworkConnection
+    private var buffer: [UInt8] = []
+    private var lineStart = 0
+
+    init(connection: NetworkConnection) { self.connection = connection }
+
+    /// Returns how many lines and bytes arrived up to and including the tagged line.
+    mutating func readUntil(tag: String) async throws -> (lines: Int, bytes: Int) {
+        let prefix = Array((tag + " ").utf8)
+        var lines = 0
+        var bytes = 0
+        while true {
+            while let newline = buffer[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                lines += 1
+                bytes += newline + 1 - lineStart
+                let isTagged = buffer[lineStart...].starts(with: prefix)
+                lineStart = newline + 1
+                if isTagged {
+                    buffer.removeFirst(lineStart)
+                    lineStart = 0
+                    return (lines, bytes)
+                }
+            }
+            buffer.removeFirst(lineStart)
+            lineStart = 0
+            buffer += try await connection.read(timeout: .seconds(60))
+        }
+    }
+}
+
+/// A Dovecot started with scripts/dovecot.sh, holding generated mail for alice.
+struct DovecotProcess {
+    let directory: String
+    let imapsPort: Int
+    let certificatePEM: [UInt8]
+    let root: URL
+
+    static func start(messages: Int, root: URL) async throws -> DovecotProcess {
+        let maildir = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-bench-\(getpid())")
+        try? FileManager.default.removeItem(at: maildir)
+        defer { try? FileManager.default.removeItem(at: maildir) }
+        let scripts = root.appendingPathComponent("scripts")
+        try runTool(
+            "/usr/bin/env",
+            [
+                "python3", scripts.appendingPathComponent("generate-maildir.py").path, "--out", maildir.path, "--count",
+                "\(messages)", "--seed", "1",
+            ])
+        let line = try runTool(
+            scripts.appendingPathComponent("dovecot.sh").path,
+            ["start", "--users", "alice:secret", "--maildir-from", "alice=\(maildir.path)"])
+        var values: [String: String] = [:]
+        for pair in line.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        guard let directory = values["DOVECOT_DIR"], let port = values["DOVECOT_IMAPS_PORT"].flatMap({ Int($0) }),
+            let ca = values["DOVECOT_CA"]
+        else { throw BenchError("dovecot.sh start printed no environment line") }
+        try runTool(scripts.appendingPathComponent("dovecot.sh").path, ["index", directory, "alice"])
+        return DovecotProcess(
+            directory: directory, imapsPort: port,
+            certificatePEM: [UInt8](try Data(contentsOf: URL(fileURLWithPath: ca))), root: root)
+    }
+
+    func stop() {
+        _ = try? runTool(root.appendingPathComponent("scripts/dovecot.sh").path, ["stop", directory])
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a helper tool to completion (set-up and tear-down only, outside the timed rounds).
+@discardableResult
+func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.standardError
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Resident memory of this process, from /proc.
+enum Memory {
+    static func field(_ name: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }
+            return (digits.first ?? 0) * 1024
+        }
+        return 0
+    }
+
+    static func currentResident() -> Int { field("VmRSS") }
+    static func peakResident() -> Int { field("VmHWM") }
+
+    /// Resets the peak (VmHWM) to the current resident size (Linux: "5" to clear_refs).
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension FetchBenchmark.Report {
+    func table() -> String {
+        func stats(_ rounds: [FetchBenchmark.Round]) -> (best: Double, median: Double) {
+            let sorted = rounds.map(\.seconds).sorted()
+            return (sorted.first ?? 0, sorted[sorted.count / 2])
+        }
+        let raw = stats(self.raw)
+        let parsed = stats(self.parsed)
+        let megabytes = Double(self.raw.first?.bytes ?? 0) / 1e6
+        return """
+            fetch   \(messages) messages from Dovecot over loopback TLS, \(fixed(megabytes, 2)) MB of FETCH responses, \
+            \(self.raw.count) rounds each
+              raw read (no parsing):   best \(fixed(raw.best, 3)) s   median \(fixed(raw.median, 3)) s
+              parsed (IMAPSession):    best \(fixed(parsed.best, 3)) s   median \(fixed(parsed.median, 3)) s   \
+            (\(self.parsed.first?.count ?? 0) messages)
+              parsed/raw:              best \(fixed(parsed.best / raw.best, 3))x   median \
+            \(fixed(parsed.median / raw.median, 3))x   (goal: at most 1.15x)
+              peak memory:             \(fixed(Double(peakMemoryBytes) / 1_048_576, 1)) MB resident \
+            (before the rounds: \(fixed(Double(baselineMemoryBytes) / 1_048_576, 1)) MB; goal: under 64 MB)
+
+            """
+    }
+
+    func json() -> String {
+        let rawSeconds = raw.map { fixed($0.seconds, 4) }.joined(separator: ",")
+        let parsedSeconds = parsed.map { fixed($0.seconds, 4) }.joined(separator: ",")
+        return "{\"benchmark\":\"fetch\",\"messages\":\(messages),\"rawSeconds\":[\(rawSeconds)],"
+            + "\"parsedSeconds\":[\(parsedSeconds)],\"peakMemoryBytes\":\(peakMemoryBytes)}"
+    }
+}
