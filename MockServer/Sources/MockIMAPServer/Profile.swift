@@ -83,11 +83,15 @@ extension Profile {
                     if let refusal = needs(.gmailExtensions, "X-GM-MSGID, X-GM-THRID and X-GM-LABELS") {
                         return refusal
                     }
-                default: continue
+                case .envelope, .flags, .internalDate, .rfc822Size, .rfc822, .rfc822Header, .rfc822Text, .bodyStructure,
+                    .uid, .bodySection:
+                    continue
                 }
             }
             return nil
-        default: return nil
+        case .capability, .noop, .logout, .startTLS, .login, .authenticate, .create, .delete, .rename, .subscribe,
+            .unsubscribe, .list, .lsub, .close, .expunge, .check, .copy, .uidCopy:
+            return nil
         }
     }
 }

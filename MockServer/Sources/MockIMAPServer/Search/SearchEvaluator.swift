@@ -177,7 +177,10 @@ struct SearchEvaluator {
             return capabilities.contains(.gmailExtensions) ? nil : "X-GM-RAW needs X-GM-EXT-1, which is not announced"
         case .uid(let set), .sequenceNumbers(let set):
             return set.isLastSearchResult ? "$ (a saved search result) needs SEARCHRES, which is not announced" : nil
-        default: return nil
+        case .all, .answered, .bcc, .before, .body, .cc, .deleted, .draft, .flagged, .from, .header, .keyword, .larger,
+            .new, .old, .on, .recent, .seen, .sentBefore, .sentOn, .sentSince, .since, .smaller, .subject, .text, .to,
+            .unanswered, .undeleted, .undraft, .unflagged, .unkeyword, .unseen:
+            return nil
         }
     }
 
@@ -189,7 +192,11 @@ struct SearchEvaluator {
             case .not(let inner): return usesModificationSequence([inner])
             case .or(let left, let right): return usesModificationSequence([left, right])
             case .and(let keys): return usesModificationSequence(keys)
-            default: return false
+            case .all, .answered, .bcc, .before, .body, .cc, .deleted, .draft, .flagged, .from, .header, .keyword,
+                .larger, .new, .old, .on, .recent, .seen, .sentBefore, .sentOn, .sentSince, .since, .smaller, .subject,
+                .text, .to, .uid, .unanswered, .undeleted, .undraft, .unflagged, .unkeyword, .unseen, .sequenceNumbers,
+                .younger, .older, .gmailRaw, .filter, .savedBefore, .savedOn, .savedSince, .savedDateSupported:
+                return false
             }
         }
     }

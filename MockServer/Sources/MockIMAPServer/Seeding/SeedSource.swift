@@ -21,9 +21,11 @@ public enum SeedSource: Sendable {
     /// `dovecot-keywords`), received date from the file's modification time, messages in `new/`
     /// recent. Maildir++ folders (`.Sent`, `.Lists.swift`) become mailboxes (`Sent`, `Lists/swift`).
     case maildir(URL)
-    /// A JSON file in the shape `JSONSeed` documents.
+    /// A JSON file: users, mailboxes (UIDVALIDITY, special use) and messages, raw or described
+    /// by fields (from, to, subject, date, text, html, attachments), with flags, dates and UIDs.
+    /// `MockServer/README.md` shows the shape.
     case json(URL)
-    /// JSON text in the shape `JSONSeed` documents.
+    /// JSON text in the shape of `.json`.
     case jsonData(Data)
 }
 

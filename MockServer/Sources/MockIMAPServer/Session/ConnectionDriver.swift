@@ -171,13 +171,12 @@ struct ConnectionDriver {
                 action = machine.literalAnnounced(size: size)
             case .command(let tagged):
                 let frame = takeAttributedBytes()
-                switch tagged.command {
-                case .login:
+                if case .login = tagged.command {
                     record.record(.client, line: "\(tagged.tag) LOGIN ***")
-                case .authenticate(let mechanism, let initialResponse):
+                } else if case .authenticate(let mechanism, let initialResponse) = tagged.command {
                     record.record(
                         .client, line: "\(tagged.tag) AUTHENTICATE \(mechanism)\(initialResponse == nil ? "" : " ***")")
-                default:
+                } else {
                     recordClientFrame(frame, redacting: .credentialCommands)
                 }
                 if let violation = LiteralRules.violation(in: frame, capabilities: machine.capabilities) {

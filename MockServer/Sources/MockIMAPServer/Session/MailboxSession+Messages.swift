@@ -363,7 +363,9 @@ extension FetchAttribute {
         switch self {
         case .rfc822, .rfc822Text: return true
         case .bodySection(let peek, _, _), .binary(let peek, _, _): return !peek
-        default: return false
+        case .envelope, .flags, .internalDate, .rfc822Size, .rfc822Header, .bodyStructure, .uid, .binarySize, .preview,
+            .modificationSequence, .gmailMessageID, .gmailThreadID, .gmailLabels:
+            return false
         }
     }
 }

@@ -258,10 +258,15 @@ package struct SessionStateMachine: Sendable {
                 IDParameter(key: "name", value: "MockIMAPServer"), IDParameter(key: "vendor", value: "MailSearch"),
             ]
             return .send([.untagged(.id(identity)), Self.tagged(tag, .ok, "ID completed")])
-        default:
-            // NOOP: when logged in, the mailbox session reports changes.
+        case .noop:
+            // When logged in, the mailbox session reports changes.
             if user != nil { return .execute(tagged) }
             return .send([Self.tagged(tag, .ok, "NOOP completed")])
+        case .startTLS, .login, .authenticate, .enable, .select, .examine, .create, .delete, .rename, .subscribe,
+            .unsubscribe, .list, .lsub, .status, .namespace, .close, .unselect, .expunge, .uidExpunge, .append, .check,
+            .search, .uidSearch, .sort, .uidSort, .fetch, .uidFetch, .store, .uidStore, .copy, .uidCopy, .move,
+            .uidMove, .idle:
+            return .send([Self.bad(tag, "\(tagged.command.name) is not a command of every state")])
         }
     }
 
