@@ -196,7 +196,7 @@ enum JSONSeed {
             var seconds = date.daysSinceEpoch * 86400
             guard characters.count > 10 else { return (seconds, 0) }
             guard characters[10] == "T" || characters[10] == " ", let hour = number(11..<13),
-                let minute = number(14..<16)
+                let minute = number(14..<16), hour < 24, minute < 60
             else { return nil }
             var position = 16
             var second = 0
@@ -216,7 +216,8 @@ enum JSONSeed {
                     position += 1
                 } else if sign == "+" || sign == "-" {
                     let digits = String(characters[(position + 1)...]).filter(\.isNumber)
-                    guard digits.count == 4, let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2))
+                    guard digits.count == 4, let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2)),
+                        hours < 24, minutes < 60
                     else { return nil }
                     zone = (hours * 60 + minutes) * (sign == "-" ? -1 : 1)
                     position = characters.count

@@ -158,7 +158,7 @@ extension MailboxSession {
     static func slice(_ data: [UInt8], _ partial: FetchAttribute.Partial?) -> ByteString {
         guard let partial else { return ByteString(data) }
         let start = Int(clamping: min(partial.offset, UInt64(data.count)))
-        let end = Int(clamping: min(UInt64(start) + partial.length, UInt64(data.count)))
+        let end = start + Int(clamping: min(partial.length, UInt64(data.count - start)))
         return ByteString(data[start..<end])
     }
 
