@@ -35,7 +35,11 @@ import Testing
         try server.store.expunge(user: "alice", mailbox: "INBOX", uids: [2])
         #expect(try await idler.readLine() == "* 1 EXPUNGE")
 
-        // A line other than DONE is not a command during IDLE; DONE ends it.
+        // A line other than DONE is not a command during IDLE, and does not end it; DONE does.
+        try await idler.send("x NOOP\r\n")
+        #expect(try await idler.readLine() == "* BAD expected DONE to end IDLE")
+        try server.store.setFlags([.seen], user: "alice", mailbox: "INBOX", uid: 3)
+        #expect(try await idler.readLine() == #"* 1 FETCH (UID 3 FLAGS (\Seen \Recent))"#)
         try await idler.send("DONE\r\n")
         #expect(try await idler.readLine() == "i OK IDLE terminated")
         #expect(try await idler.numbers("s", "UID SEARCH ALL") == [3, 4])

@@ -131,6 +131,7 @@ import Testing
         try Fixture.seed(server)
         let client = try await server.rawClient()
         _ = try await client.selectInbox()
+        #expect(try await client.command("k", "CHECK") == ["k OK CHECK completed"])
         #expect(try await client.command("u", "UNSELECT") == ["u OK UNSELECT completed"])
         #expect(server.store.uids(user: "alice", mailbox: "INBOX") == [1, 2, 3, 4])
         _ = try await client.command("s", "SELECT INBOX")

@@ -199,7 +199,7 @@ import Testing
         #expect(machine.mailboxChanged() == .none)
     }
 
-    @Test func aBrokenLineDuringIdleEndsItWithBAD() {
+    @Test func onlyDoneEndsIdle() {
         var machine = Self.machine(tls: true)
         _ = machine.commandReceived(Self.command("a", .login(username: "alice", password: "s")))
         _ = machine.credentialsChecked(user: "alice", accepted: true)
@@ -211,9 +211,10 @@ import Testing
             _ = try parser.next()
             Issue.record("the parser accepted a line other than DONE")
         } catch {
-            #expect(Self.taggedText(machine.parseFailed(error)) == "i BAD expected DONE to end IDLE\r\n")
+            #expect(machine.parseFailed(error) == .send([Machine.untagged(.bad, "expected DONE to end IDLE")]))
         }
-        #expect(machine.parserMode == .command)
+        #expect(machine.parserMode == .idle)
+        #expect(Self.taggedText(machine.idleDone()) == "i OK IDLE terminated\r\n")
     }
 
     @Test func parseErrorsAnswerBADWithTheTagAndTheLimit() {

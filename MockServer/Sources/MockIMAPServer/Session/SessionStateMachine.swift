@@ -357,9 +357,9 @@ package struct SessionStateMachine: Sendable {
         case .authenticating(let tag, _, _):
             state = .notAuthenticated
             return .send([Self.bad(tag, reason)])
-        case .idling(let tag, let user, let selection):
-            state = .authenticated(user: user, selection: selection)
-            return .send([Self.bad(tag, "expected DONE to end IDLE")])
+        case .idling:
+            // Only DONE ends IDLE (RFC 2177): anything else is refused and the session idles on.
+            return .send([Self.untagged(.bad, "expected DONE to end IDLE")])
         case .loggedOut:
             return .none
         case .connected, .notAuthenticated, .startingTLS, .verifying, .authenticated:
