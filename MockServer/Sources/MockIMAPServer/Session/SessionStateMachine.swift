@@ -16,13 +16,18 @@ import MailMIME
 package struct SessionStateMachine: Sendable {
     /// What the machine is told about its connection and server.
     package struct Settings: Sendable {
+        /// Which capabilities are announced and which extension commands are accepted.
         package var profile: Profile
         /// A plain-text listener, where STARTTLS is offered.
         package var offersStartTLS: Bool
+        /// Whether credentials are accepted before STARTTLS on plain text.
         package var allowPlainTextAuthentication: Bool
+        /// How long a connection may stay silent before it logs in.
         package var loginTimeout: Duration
+        /// How long a logged-in connection may stay silent.
         package var autologoutTimeout: Duration
 
+        /// Settings for one connection.
         package init(
             profile: Profile, offersStartTLS: Bool, allowPlainTextAuthentication: Bool = false,
             loginTimeout: Duration = .seconds(60), autologoutTimeout: Duration = .seconds(1800)
@@ -37,9 +42,12 @@ package struct SessionStateMachine: Sendable {
 
     /// The selected mailbox.
     package struct Selection: Hashable, Sendable {
+        /// The mailbox's wire name.
         package var mailbox: String
+        /// Opened with EXAMINE.
         package var isReadOnly: Bool
 
+        /// The selection of `mailbox`.
         package init(mailbox: String, isReadOnly: Bool) {
             self.mailbox = mailbox
             self.isReadOnly = isReadOnly
@@ -52,6 +60,7 @@ package struct SessionStateMachine: Sendable {
         case xoauth2 = "XOAUTH2"
     }
 
+    /// Where the session is (RFC 3501 3).
     package enum State: Hashable, Sendable {
         /// Connected, greeting not sent yet.
         case connected
@@ -90,11 +99,14 @@ package struct SessionStateMachine: Sendable {
         case reportUpdates(prefix: [Response])
     }
 
+    /// What the machine was told about its connection and server.
     package let settings: Settings
+    /// The current state.
     package private(set) var state: State = .connected
     /// TLS protects the connection (implicit TLS, or after STARTTLS).
     package private(set) var isTLS: Bool
 
+    /// A machine for a new connection, protected by TLS from the start when `isTLS`.
     package init(settings: Settings, isTLS: Bool) {
         self.settings = settings
         self.isTLS = isTLS
@@ -415,22 +427,27 @@ package struct SessionStateMachine: Sendable {
 
     // MARK: - Responses
 
+    /// `tag status [code] text`.
     package static func tagged(
         _ tag: String, _ status: ResponseStatus, _ text: String, code: ResponseCode? = nil
     ) -> Response {
         .tagged(TaggedResponse(tag: tag, status: status, text: ResponseText(code: code, text: ByteString(text))))
     }
 
+    /// `tag BAD text`.
     package static func bad(_ tag: String, _ text: String) -> Response { tagged(tag, .bad, text) }
 
+    /// `* status [code] text`.
     package static func untagged(_ status: UntaggedStatus, _ text: String, code: ResponseCode? = nil) -> Response {
         .untagged(.condition(status, ResponseText(code: code, text: ByteString(text))))
     }
 
+    /// `tag NO [AUTHENTICATIONFAILED] Authentication failed`.
     package static func authenticationFailed(_ tag: String) -> Response {
         tagged(tag, .no, "Authentication failed", code: .authenticationFailed)
     }
 
+    /// `tag NO [PRIVACYREQUIRED] ...`: no credentials over plain text.
     package static func privacyRequired(_ tag: String) -> Response {
         tagged(
             tag, .no, "Plain-text login is disabled on an unencrypted connection; use STARTTLS first",
