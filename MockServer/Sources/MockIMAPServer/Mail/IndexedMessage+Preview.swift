@@ -50,6 +50,8 @@ extension IndexedMessage {
                 output.append(contentsOf: bytes[index..<min(bytes.count, index + length)])
                 count += 1
             }
+            // A space that used up the last character does not end the preview.
+            if output.last == 0x20 { output.removeLast() }
             return String(decoding: output, as: UTF8.self)
         }
     }
