@@ -42,7 +42,8 @@ import Transport
             }
             process = Process()
             process.executableURL = executable
-            process.arguments = arguments
+            // A runner that dies must not leave a server behind.
+            process.arguments = arguments + ["--exit-with-parent"]
             let standardOutput = Pipe()
             let standardError = Pipe()
             process.standardOutput = standardOutput

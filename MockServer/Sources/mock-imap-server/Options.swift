@@ -21,6 +21,7 @@ struct Options {
     var allowPlainTextAuthentication = false
     var loginTimeout: Duration = .seconds(60)
     var hosts = ["localhost", "127.0.0.1", "::1"]
+    var exitWithParent = false
     var help = false
 
     static let usage = """
@@ -48,6 +49,7 @@ struct Options {
           --profile NAME          full, imap4rev1, gmail-like or exchange-like (default: full)
           --allow-plaintext-auth  allow LOGIN and AUTHENTICATE before STARTTLS on plain text
           --login-timeout SECONDS close connections that do not log in within this time (default: 60)
+          --exit-with-parent      stop when the process that started this one ends (for test harnesses)
           -h, --help              show this help
 
         OUTPUT:
@@ -94,6 +96,7 @@ struct Options {
                 }
                 options.profile = profile
             case "--allow-plaintext-auth": options.allowPlainTextAuthentication = true
+            case "--exit-with-parent": options.exitWithParent = true
             case "--login-timeout":
                 let text = try value(argument)
                 guard let seconds = Double(text), seconds > 0 else {

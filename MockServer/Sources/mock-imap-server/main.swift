@@ -46,25 +46,45 @@ func endpoint(_ listener: MockIMAPServer.Listener) -> String {
     listener.host.contains(":") ? "[\(listener.host)]:\(listener.port)" : "\(listener.host):\(listener.port)"
 }
 
-/// Waits for SIGINT or SIGTERM without blocking a thread of the cooperative pool.
-func waitForTerminationSignal() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let queue = DispatchQueue(label: "mock-imap-server.signals")
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let resumed = Mutex(false)
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+/// SIGINT and SIGTERM, caught from the start (so one that comes while the server starts is not
+/// lost) and awaited without blocking a thread of the cooperative pool.
+final class TerminationSignal {
+    private final class Shared: Sendable {
+        let state = Mutex<(signaled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    }
+
+    private let shared = Shared()
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let queue = DispatchQueue(label: "mock-imap-server.signals")
+        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        let shared = shared
         for source in sources {
             source.setEventHandler {
-                guard
-                    !resumed.withLock({ value in
-                        defer { value = true }; return value
-                    })
-                else { return }
-                for other in sources { other.cancel() }
-                continuation.resume()
+                let waiter = shared.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.signaled = true
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume()
             }
             source.resume()
+        }
+    }
+
+    /// Returns when a signal has come (at once if one came already).
+    func wait() async {
+        let shared = shared
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = shared.state.withLock { state -> Bool in
+                if state.signaled { return true }
+                state.waiter = continuation
+                return false
+            }
+            if already { continuation.resume() }
         }
     }
 }
@@ -79,6 +99,15 @@ do {
 if options.help {
     print(Options.usage)
     exit(0)
+}
+let termination = TerminationSignal()
+if options.exitWithParent {
+    // A test runner that dies must not leave this server behind.
+    let parent = getppid()
+    Task.detached {
+        while getppid() == parent { try? await Task.sleep(for: .seconds(1)) }
+        exit(0)
+    }
 }
 
 do {
@@ -112,8 +141,14 @@ do {
     if let path = options.certificateOut { ready += " cert=" + path }
     // Unbuffered: whoever started the server waits for this line.
     FileHandle.standardOutput.write(Data((ready + "\n").utf8))
-    await waitForTerminationSignal()
-    await server.stop()
+    await termination.wait()
+    // Close every connection; a session that does not end within seconds does not keep the
+    // process alive.
+    Task.detached {
+        await server.stop()
+        exit(0)
+    }
+    try? await Task.sleep(for: .seconds(5))
     exit(0)
 } catch let error as MockServerError {
     printError(error.message)
