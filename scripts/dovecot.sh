@@ -380,7 +380,9 @@ cmd_start() {
         # The master keeps its stderr open for life and would inherit every open fd of
         # ours (a caller's pipe held open by a daemon hangs `$(...)`, tee, CI): start it
         # with stdio on files and all other fds closed.
-        if "$PY" -c 'import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))' \
+        # A caller that runs on a thread with signals blocked (a test runner's worker thread)
+        # would pass that mask on, and the master would ignore the SIGTERM of `stop`: clear it.
+        if "$PY" -c 'import signal, subprocess, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); sys.exit(subprocess.call(sys.argv[1:], close_fds=True))' \
                 "$DOVECOT_BIN" -c "$dir/dovecot.conf" </dev/null >"$dir/master.err" 2>&1; then
             break
         fi

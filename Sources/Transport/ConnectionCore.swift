@@ -47,6 +47,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     init(descriptor: Int32) throws(TransportError) {
+        _ = brokenPipeSignalIgnored
         self.descriptor = descriptor
         wakeUp = try WakeUpPipe()
     }
@@ -650,6 +651,12 @@ final class ConnectionCore: @unchecked Sendable {
         peerIsLoopback.store(loopback, ordering: .relaxed)
     }
 }
+
+/// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone; the
+/// default action would kill the process. A connection reports a broken pipe as an error instead.
+private let brokenPipeSignalIgnored: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+}()
 
 /// "30 seconds", "0.5 seconds": a timeout for a message.
 func describe(_ duration: Duration?) -> String {
