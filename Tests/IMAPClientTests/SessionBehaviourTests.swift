@@ -367,3 +367,94 @@ enum Base64Check {
     static func decode(_ text: String) -> [UInt8] { Base64.decode(text) }
     static func encode(_ text: String) -> String { Base64.encode(Array(text.utf8)) }
 }
+
+/// The charset rules of the query language's "On the wire" section.
+@Suite(.timeLimit(.minutes(2))) struct CharsetTests {
+    /// A server with `capabilities` that refuses the UTF-8 charset with NO [BADCHARSET] and answers
+    /// any other search with UIDs 3 and 9; every command line is logged.
+    static func server(capabilities: String, log: LineLog) throws -> ScriptedServer {
+        try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1 \(capabilities)] hi\r\n") { line, connection in
+            log.append(line)
+            let (tag, command) = ScriptedServer.split(line)
+            let upper = command.uppercased()
+            if upper.contains("UTF-8") {
+                await connection.send("\(tag) NO [BADCHARSET (US-ASCII)] only ASCII here\r\n")
+            } else if upper.hasPrefix("UID SORT") {
+                await connection.send("* SORT 9 3\r\n\(tag) OK sorted\r\n")
+            } else if upper.hasPrefix("UID SEARCH") {
+                await connection.send("* SEARCH 3 9\r\n\(tag) OK done\r\n")
+            } else if upper.hasPrefix("SELECT") {
+                await connection.send("* 9 EXISTS\r\n\(tag) OK [READ-WRITE] done\r\n")
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+    }
+
+    static func session(_ server: ScriptedServer) async throws -> IMAPSession {
+        let session = try await IMAPSession.connect(
+            IMAPConfiguration(host: "127.0.0.1", port: server.port, security: .plainTextOnLoopback))
+        try await session.select("INBOX")
+        return session
+    }
+
+    @Test func sortRetriesAnASCIIQueryWithUSASCIIAfterBadCharset() async throws {
+        let log = LineLog()
+        let server = try Self.server(capabilities: "SORT", log: log)
+        let session = try await Self.session(server)
+        #expect(try await session.search([.from("alice")]) == [9, 3])
+        let sorts = log.lines.filter { $0.uppercased().contains("UID SORT") }
+        #expect(sorts.count == 2)
+        #expect(sorts.first?.contains("(REVERSE ARRIVAL) UTF-8 FROM \"alice\"") == true)
+        #expect(sorts.last?.contains("(REVERSE ARRIVAL) US-ASCII FROM \"alice\"") == true)
+        server.stop()
+    }
+
+    @Test(arguments: ["SORT", "ESEARCH", ""]) func nonASCIIQueryOnAServerWithoutUTF8FailsClearly(
+        capabilities: String
+    ) async throws {
+        let log = LineLog()
+        let server = try Self.server(capabilities: capabilities, log: log)
+        let session = try await Self.session(server)
+        do {
+            _ = try await session.search([.from("Müller")])
+            Issue.record("searched")
+        } catch {
+            #expect(error.code == .unsupported)
+            #expect(error.message.contains("cannot search non-ASCII text"))
+        }
+        server.stop()
+    }
+
+    @Test func asciiSearchSendsNoCharsetAndNewestComesFirst() async throws {
+        let log = LineLog()
+        let server = try Self.server(capabilities: "", log: log)
+        let session = try await Self.session(server)
+        #expect(try await session.search([.subject("invoice"), .unseen]) == [9, 3])
+        let search = try #require(log.lines.first { $0.uppercased().contains("UID SEARCH") })
+        #expect(search.hasSuffix("UID SEARCH SUBJECT \"invoice\" UNSEEN"))
+        server.stop()
+    }
+
+    @Test func nonASCIIGoesAsASynchronizingLiteralWithCharsetUTF8() async throws {
+        let log = LineLog()
+        let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1] hi\r\n") { line, connection in
+            log.append(line)
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased().hasSuffix("{7}") {
+                await connection.send("+ go ahead\r\n")
+            } else if line == "Müller" {
+                await connection.send(
+                    "* SEARCH 5\r\n\(log.lines.dropLast().last.map { ScriptedServer.split($0).tag } ?? "?") OK done\r\n"
+                )
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(
+            IMAPConfiguration(host: "127.0.0.1", port: server.port, security: .plainTextOnLoopback))
+        #expect(try await session.search([.from("Müller")]) == [5])
+        #expect(log.lines.contains { $0.hasSuffix("UID SEARCH CHARSET UTF-8 FROM {7}") })
+        server.stop()
+    }
+}
