@@ -18,6 +18,8 @@ public struct IMAPConfiguration: Sendable {
     public struct Timeouts: Hashable, Sendable {
         public var connect: Duration
         public var tlsHandshake: Duration
+        /// How long the greeting (and, before login, CAPABILITY and STARTTLS) may take.
+        public var greeting: Duration
         /// How long a command may wait with nothing arriving from the server.
         public var commandInactivity: Duration
         /// How long an IDLE lasts before it is renewed (RFC 2177: under 29 minutes).
@@ -26,12 +28,13 @@ public struct IMAPConfiguration: Sendable {
         public var pollInterval: Duration
 
         public init(
-            connect: Duration = .seconds(15), tlsHandshake: Duration = .seconds(15),
+            connect: Duration = .seconds(15), tlsHandshake: Duration = .seconds(15), greeting: Duration = .seconds(30),
             commandInactivity: Duration = .seconds(60), idleRenewal: Duration = .seconds(25 * 60),
             pollInterval: Duration = .seconds(30)
         ) {
             self.connect = connect
             self.tlsHandshake = tlsHandshake
+            self.greeting = greeting
             self.commandInactivity = commandInactivity
             self.idleRenewal = idleRenewal
             self.pollInterval = pollInterval

@@ -33,7 +33,7 @@ enum SessionBootstrap {
                 .insecure, "refusing plain text: \(configuration.host) did not resolve to a loopback address; use TLS")
         }
         logger.debug("connected to \(configuration.host):\(configuration.port)")
-        var reader = DirectReader(connection: connection, timeout: configuration.timeouts.commandInactivity)
+        var reader = DirectReader(connection: connection, timeout: configuration.timeouts.greeting)
         do throws(IMAPError) {
             let greeting = try await reader.next()
             var capabilities: Set<Capability> = []
