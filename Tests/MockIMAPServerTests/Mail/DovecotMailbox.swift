@@ -4,6 +4,15 @@ import IMAPCore
 import Synchronization
 import Transport
 
+/// Foundation's `Process.run()` on Linux is not safe to call from two threads at once (it has
+/// crashed in memcpy when two suites started helpers together), so the tests start processes
+/// one at a time.
+private let processLaunch = Mutex(())
+
+func launchingProcess(_ body: () throws -> Void) throws {
+    try processLaunch.withLock { _ in try body() }
+}
+
 /// A throwaway Dovecot (scripts/dovecot.sh) serving one Maildir as alice's INBOX, for comparing
 /// the mock server's views of messages with a real server's.
 struct DovecotMailbox: Sendable {
@@ -70,7 +79,7 @@ struct DovecotMailbox: Sendable {
         watcher.standardInput = FileHandle.nullDevice
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        try launchingProcess { try watcher.run() }
         return DovecotMailbox(
             directory: directory, imapPort: port, imapsPort: imapsPort, certificatePEM: [UInt8](certificate))
     }
@@ -121,7 +130,7 @@ struct DovecotMailbox: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {
-                try process.run()
+                try launchingProcess { try process.run() }
             } catch {
                 continuation.resume(throwing: error)
             }
