@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailsearch-bench",
-            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport"],
+            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport", "MockIMAPServer"],
             path: "Benchmarks/mailsearch-bench",
             swiftSettings: strictSettings
         ),

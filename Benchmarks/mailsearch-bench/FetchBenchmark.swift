@@ -130,13 +130,18 @@ struct DovecotProcess {
         let maildir = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-bench-\(getpid())")
         try? FileManager.default.removeItem(at: maildir)
         defer { try? FileManager.default.removeItem(at: maildir) }
-        let scripts = root.appendingPathComponent("scripts")
         try runTool(
             "/usr/bin/env",
             [
-                "python3", scripts.appendingPathComponent("generate-maildir.py").path, "--out", maildir.path, "--count",
-                "\(messages)", "--seed", "1",
+                "python3", root.appendingPathComponent("scripts/generate-maildir.py").path, "--out", maildir.path,
+                "--count", "\(messages)", "--seed", "1",
             ])
+        return try await start(maildir: maildir, root: root)
+    }
+
+    /// Starts Dovecot serving a copy of `maildir` as alice's INBOX, indexed and cached.
+    static func start(maildir: URL, root: URL) async throws -> DovecotProcess {
+        let scripts = root.appendingPathComponent("scripts")
         let line = try runTool(
             scripts.appendingPathComponent("dovecot.sh").path,
             ["start", "--users", "alice:secret", "--maildir-from", "alice=\(maildir.path)"])

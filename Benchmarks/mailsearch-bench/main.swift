@@ -11,6 +11,8 @@ import Darwin
 // bytes, measured in one process.
 //
 //   mailsearch-bench parse <file> [--rounds <n>] [--json]
+//   mailsearch-bench fetch [--messages <n>] [--rounds <n>] [--json]
+//   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
 
 let usage = "usage: mailsearch-bench parse <file> [--rounds <n>] [--json]"
 
@@ -47,11 +49,14 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
     exit(0)
 }
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
-guard benchmark == "parse" || benchmark == "fetch" else {
-    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch)")
+guard benchmark == "parse" || benchmark == "fetch" || benchmark == "server-search" else {
+    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search)")
 }
 if benchmark == "fetch" {
     runFetchBenchmark(Array(arguments.dropFirst()))
+}
+if benchmark == "server-search" {
+    runServerSearchBenchmark(Array(arguments.dropFirst()))
 }
 var rounds = 7
 var json = false
@@ -136,5 +141,50 @@ func runFetchBenchmark(_ arguments: [String]) -> Never {
         fail("fetch: \(error)", status: 1)
     case nil:
         fail("fetch: no result", status: 1)
+    }
+}
+
+/// `mailsearch-bench server-search [--messages N] [--rounds N] [--json]`.
+func runServerSearchBenchmark(_ arguments: [String]) -> Never {
+    var messages = 100_000
+    var rounds = 5
+    var json = false
+    var position = 0
+    while position < arguments.count {
+        let word = arguments[position]
+        position += 1
+        switch word {
+        case "--json": json = true
+        case "--messages", "--rounds":
+            guard position < arguments.count, let value = Int(arguments[position]), value >= 1 else {
+                usageError("\(word) needs a whole number of at least 1")
+            }
+            if word == "--messages" { messages = value } else { rounds = value }
+            position += 1
+        default: usageError("unknown option \"\(word)\" for server-search")
+        }
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let finished = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var outcome: Result<ServerSearchBenchmark.Report, any Error>?
+    Task.detached {
+        do {
+            outcome = .success(
+                try await ServerSearchBenchmark(messages: messages, rounds: rounds, repositoryRoot: root).run())
+        } catch {
+            outcome = .failure(error)
+        }
+        finished.signal()
+    }
+    finished.wait()
+    switch outcome {
+    case .success(let report)?:
+        print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
+        exit(0)
+    case .failure(let error)?:
+        fail("server-search: \(error)", status: 1)
+    case nil:
+        fail("server-search: no result", status: 1)
     }
 }

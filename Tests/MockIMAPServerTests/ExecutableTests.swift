@@ -67,7 +67,7 @@ import Transport
                 }
                 errors.data.withLock { $0.append(data) }
             }
-            try process.run()
+            try launchingProcess { try process.run() }
         }
 
         var standardOutput: String { String(decoding: output.data.withLock { $0 }, as: UTF8.self) }

@@ -2,12 +2,25 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import Synchronization
+import Transport
+
+/// Foundation's `Process.run()` on Linux is not safe to call from two threads at once (it has
+/// crashed in memcpy when two suites started helpers together), so the tests start processes
+/// one at a time.
+private let processLaunch = Mutex(())
+
+func launchingProcess(_ body: () throws -> Void) throws {
+    try processLaunch.withLock { _ in try body() }
+}
 
 /// A throwaway Dovecot (scripts/dovecot.sh) serving one Maildir as alice's INBOX, for comparing
 /// the mock server's views of messages with a real server's.
 struct DovecotMailbox: Sendable {
     let directory: String
     let imapPort: Int
+    /// The implicit-TLS port and the PEM of the CA that signed Dovecot's certificate.
+    let imapsPort: Int
+    let certificatePEM: [UInt8]
 
     static let password = "secret"
 
@@ -47,7 +60,10 @@ struct DovecotMailbox: Sendable {
             let parts = pair.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
         }
-        guard let directory = values["DOVECOT_DIR"], let port = values["DOVECOT_IMAP_PORT"].flatMap({ Int($0) }) else {
+        guard let directory = values["DOVECOT_DIR"], let port = values["DOVECOT_IMAP_PORT"].flatMap({ Int($0) }),
+            let imapsPort = values["DOVECOT_IMAPS_PORT"].flatMap({ Int($0) }), let ca = values["DOVECOT_CA"],
+            let certificate = FileManager.default.contents(atPath: ca)
+        else {
             throw IMAPError(.connection, "dovecot.sh start printed no environment line: \(line)")
         }
         // A watcher stops Dovecot if this process ends first. It must not hold the test
@@ -63,8 +79,9 @@ struct DovecotMailbox: Sendable {
         watcher.standardInput = FileHandle.nullDevice
         watcher.standardOutput = FileHandle.nullDevice
         watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
-        return DovecotMailbox(directory: directory, imapPort: port)
+        try launchingProcess { try watcher.run() }
+        return DovecotMailbox(
+            directory: directory, imapPort: port, imapsPort: imapsPort, certificatePEM: [UInt8](certificate))
     }
 
     /// Stops Dovecot and deletes its directory.
@@ -76,6 +93,18 @@ struct DovecotMailbox: Sendable {
     func session() async throws -> IMAPSession {
         let configuration = IMAPConfiguration(
             host: "127.0.0.1", port: imapPort, security: .plainTextOnLoopback,
+            timeouts: .init(connect: .seconds(10), tlsHandshake: .seconds(10), commandInactivity: .seconds(60)))
+        let session = try await IMAPSession.connect(configuration)
+        try await session.login(.password(user: "alice", password: Self.password))
+        try await session.select("INBOX", readOnly: true)
+        return session
+    }
+
+    /// A logged-in session over implicit TLS (trusting only Dovecot's CA), INBOX selected read-only.
+    func tlsSession() async throws -> IMAPSession {
+        let tls = ClientTLSConfiguration(additionalTrustPEM: certificatePEM, usesSystemTrustStore: false)
+        let configuration = IMAPConfiguration(
+            host: "localhost", port: imapsPort, security: .implicitTLS(tls),
             timeouts: .init(connect: .seconds(10), tlsHandshake: .seconds(10), commandInactivity: .seconds(60)))
         let session = try await IMAPSession.connect(configuration)
         try await session.login(.password(user: "alice", password: Self.password))
@@ -101,7 +130,7 @@ struct DovecotMailbox: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {
-                try process.run()
+                try launchingProcess { try process.run() }
             } catch {
                 continuation.resume(throwing: error)
             }

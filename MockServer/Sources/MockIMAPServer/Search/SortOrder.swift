@@ -37,7 +37,7 @@ struct SortOrder {
         case .arrival: return .number(stored.internalDate.secondsSinceEpoch)
         case .date: return .number(message.sentTimestamp ?? stored.internalDate.secondsSinceEpoch)
         case .size: return .number(message.size)
-        case .subject: return .text(BaseSubject.extract(from: message.headerText("Subject") ?? "").lowercased())
+        case .subject: return .text(asciiLowercased(BaseSubject.extract(from: message.headerText("Subject") ?? "")))
         // RFC 5256: the addr-mailbox (local part) of the first address.
         case .from: return .text(firstMailbox(message.envelope.from))
         case .to: return .text(firstMailbox(message.envelope.to))
@@ -48,13 +48,22 @@ struct SortOrder {
     }
 
     private static func firstMailbox(_ addresses: [Address]) -> String {
-        (addresses.first { $0.host != nil }?.mailbox?.string ?? "").lowercased()
+        asciiLowercased(addresses.first { $0.host != nil }?.mailbox?.string ?? "")
     }
 
     private static func displayName(_ addresses: [Address]) -> String {
         guard let first = addresses.first(where: { $0.host != nil }) else { return "" }
-        if let name = first.name, !name.isEmpty { return name.string.lowercased() }
-        return (first.emailAddress ?? "").lowercased()
+        if let name = first.name, !name.isEmpty { return asciiLowercased(name.string) }
+        return asciiLowercased(first.emailAddress ?? "")
+    }
+
+    /// The i;ascii-casemap collation RFC 5256 sorts with: only A-Z fold; "Ü" stays "Ü" (and so
+    /// sorts after every ASCII letter, by its UTF-8 octets).
+    static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
+        return String(
+            decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self
+        )
     }
 }
 
