@@ -24,9 +24,12 @@ import Transport
             case "STARTTLS":
                 // The OK, a forged CAPABILITY and a forged answer to the client's next command (S2),
                 // in the same packet, before the handshake.
-                await connection.send(
-                    "\(tag) OK Begin TLS\r\n* CAPABILITY IMAP4rev1 X-INJECTED AUTH=PLAIN\r\nS2 BAD injected\r\n")
-                try? await connection.startTLS(server: certificate)
+                // (One step, so the client's ClientHello cannot arrive before the server switches.)
+                try? await connection.startTLS(
+                    server: certificate,
+                    afterWriting: Array(
+                        "\(tag) OK Begin TLS\r\n* CAPABILITY IMAP4rev1 X-INJECTED AUTH=PLAIN\r\nS2 BAD injected\r\n"
+                            .utf8))
             case "CAPABILITY":
                 await connection.send("* CAPABILITY IMAP4rev1 AUTH=PLAIN IDLE\r\n\(tag) OK done\r\n")
             default:
@@ -341,7 +344,14 @@ import Transport
             counts += 1
             if counts == 3 { break }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // The consumer stopped: the last IDLE gets its DONE (allow for a busy machine).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let lines = log.lines
+            let idles = lines.filter { $0.uppercased().hasSuffix(" IDLE") }.count
+            if idles == lines.filter({ $0.uppercased() == "DONE" }).count { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let lines = log.lines
         #expect(lines.filter { $0.uppercased().hasSuffix(" IDLE") }.count >= 3)
         #expect(lines.filter { $0.uppercased() == "DONE" }.count >= 3)

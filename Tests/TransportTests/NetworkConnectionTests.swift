@@ -138,8 +138,10 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         let listener = try startServer { connection in
             guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
             // The OK and an injected response in the same packet, then TLS.
-            try? await connection.write(Array("a OK Begin TLS\r\n* OK [CAPABILITY IMAP4rev1] injected\r\n".utf8))
-            try? await connection.startTLS(server: certificate)
+            // (One step, so the client's ClientHello cannot arrive before the server switches.)
+            try? await connection.startTLS(
+                server: certificate,
+                afterWriting: Array("a OK Begin TLS\r\n* OK [CAPABILITY IMAP4rev1] injected\r\n".utf8))
             try? await connection.write(Array("* OK protected\r\n".utf8))
             await echo(connection)
         }
