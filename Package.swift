@@ -62,14 +62,15 @@ let package = Package(
         .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], swiftSettings: strictSettings),
         .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strictSettings),
+        .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "IMAPClientTests",
-            dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME"],
+            dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MockIMAPServerTests",
-            dependencies: ["MockIMAPServer", "IMAPClient", "IMAPCore", "MailMIME", "Transport"],
+            dependencies: ["MockIMAPServer", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

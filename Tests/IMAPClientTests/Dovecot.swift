@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 
@@ -48,32 +49,18 @@ struct DovecotInstance: Sendable {
 }
 
 enum Dovecot {
-    static let password = "secret"
+    static let password = DovecotProcess.password
     /// How many messages alice has: `MAILSEARCH_DOVECOT_MESSAGES`, default 20,000.
     static let largeMailboxSize = Int(ProcessInfo.processInfo.environment["MAILSEARCH_DOVECOT_MESSAGES"] ?? "") ?? 20000
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static func script(_ name: String) -> String { DovecotProcess.script(name) }
 
-    static func script(_ name: String) -> String { packageRoot.appendingPathComponent("scripts/\(name)").path }
-
-    /// Whether the Dovecot tests can run. Without Dovecot they are skipped, unless
-    /// `MAILSEARCH_REQUIRE_DOVECOT=1` (CI), where a missing Dovecot is a failure.
-    static func isAvailable() throws -> Bool {
-        let installed = ["/usr/sbin/dovecot", "/usr/bin/dovecot", "/usr/local/sbin/dovecot"].contains {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-        if !installed && ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_DOVECOT"] == "1" {
-            throw IMAPError(
-                .unsupported,
-                "Dovecot is required (MAILSEARCH_REQUIRE_DOVECOT=1) but not installed: apt-get install dovecot-imapd")
-        }
-        return installed
-    }
+    /// Whether the Dovecot tests can run (see `DovecotProcess.isAvailable`).
+    static func isAvailable() throws -> Bool { try DovecotProcess.isAvailable() }
 
     private static let starter = Mutex<Task<DovecotInstance, any Error>?>(nil)
 
-    /// The shared instance, started on first use and stopped when the process exits.
+    /// The shared instance, started on first use and stopped when the test process ends.
     static func shared() async throws -> DovecotInstance {
         let task = starter.withLock { task -> Task<DovecotInstance, any Error> in
             if let task { return task }
@@ -88,6 +75,7 @@ enum Dovecot {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mailsearch-maildirs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
         let alice = work.appendingPathComponent("alice").path
         let bob = work.appendingPathComponent("bob").path
         _ = try await run(
@@ -95,77 +83,19 @@ enum Dovecot {
             ["python3", script("generate-maildir.py"), "--out", alice, "--count", "\(largeMailboxSize)", "--seed", "1"])
         _ = try await run(
             "/usr/bin/env", ["python3", script("generate-maildir.py"), "--out", bob, "--count", "300", "--seed", "2"])
-        let line = try await run(
-            script("dovecot.sh"),
-            [
-                "start", "--users", "alice:\(password),bob:\(password),carol:\(password)", "--maildir-from",
-                "alice=\(alice)", "--maildir-from", "bob=\(bob)",
-            ])
-        var values: [String: String] = [:]
-        for pair in line.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-        }
-        guard let directory = values["DOVECOT_DIR"], let imap = values["DOVECOT_IMAP_PORT"].flatMap({ Int($0) }),
-            let imaps = values["DOVECOT_IMAPS_PORT"].flatMap({ Int($0) }), let ca = values["DOVECOT_CA"]
-        else { throw IMAPError(.connection, "dovecot.sh start printed no environment line: \(line)") }
-        // Stop Dovecot when this test process ends, however it ends: a watcher outlives it.
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: "/bin/bash")
-        watcher.arguments = [
-            "-c",
-            // Alive means: the process exists and is not a zombie (its parent may reap it late).
-            "while [ -e /proc/\(getpid()) ] && ! grep -q '^State:.*Z' /proc/\(getpid())/status; do sleep 1; done; "
-                + "exec \"$0\" stop \"$1\" >/dev/null 2>&1",
-            script("dovecot.sh"), directory,
-        ]
-        // It must not hold the test runner's output pipes open, or the runner waits for it.
-        watcher.standardInput = FileHandle.nullDevice
-        watcher.standardOutput = FileHandle.nullDevice
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
-        _ = try? await run(script("dovecot.sh"), ["index", directory, "alice"])
-        _ = try? await run(script("dovecot.sh"), ["index", directory, "bob"])
-        try? FileManager.default.removeItem(at: work)
+        let process = try await DovecotProcess.start([
+            "--users", "alice:\(password),bob:\(password),carol:\(password)", "--maildir-from", "alice=\(alice)",
+            "--maildir-from", "bob=\(bob)",
+        ])
+        _ = try? await process.script("index", ["alice"])
+        _ = try? await process.script("index", ["bob"])
         return DovecotInstance(
-            directory: directory, imapPort: imap, imapsPort: imaps,
-            certificatePEM: [UInt8](try Data(contentsOf: URL(fileURLWithPath: ca))))
+            directory: process.directory, imapPort: process.imapPort, imapsPort: process.imapsPort,
+            certificatePEM: process.certificatePEM)
     }
 
     /// Runs a program without blocking the cooperative pool; returns its standard output.
     static func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let collected = Mutex(Data())
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.withLock { $0.append(data) }
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        output.fileHandleForReading.readabilityHandler = nil
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        let stdout = collected.withLock { data -> Data in
-            data.append(rest)
-            return data
-        }
-        guard process.terminationStatus == 0 else {
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw IMAPError(
-                .connection,
-                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed: \(stderr)")
-        }
-        return String(decoding: stdout, as: UTF8.self)
+        try await TestProcess.run(executable, arguments)
     }
 }
