@@ -41,7 +41,8 @@ import Testing
             }
             process.standardInput = handle
         } else {
-            process.standardInput = FileHandle.nullDevice
+            // A handle of its own: the shared FileHandle.nullDevice is suspected in Foundation crashes.
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         }
         try process.run()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()

@@ -48,7 +48,8 @@ import Transport
             let standardError = Pipe()
             process.standardOutput = standardOutput
             process.standardError = standardError
-            process.standardInput = FileHandle.nullDevice
+            // A handle of its own: the shared FileHandle.nullDevice is suspected in Foundation crashes.
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
             let output = output
             let errors = errors
             standardOutput.fileHandleForReading.readabilityHandler = { handle in
