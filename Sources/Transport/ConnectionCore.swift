@@ -18,6 +18,8 @@ final class ConnectionCore: @unchecked Sendable {
     let wakeUp: WakeUpPipe
     let peerIsLoopback = Atomic<Bool>(false)
     let isTLS = Atomic<Bool>(false)
+    /// How many received bytes wait for a reader (a test hook; the I/O thread keeps it current).
+    let unreadByteCount = Atomic<Int>(0)
 
     // I/O thread only.
     private var descriptor: Int32
@@ -274,6 +276,7 @@ final class ConnectionCore: @unchecked Sendable {
             }
         }
         deliver()
+        unreadByteCount.store(inbound.count, ordering: .relaxed)
         return interest
     }
 

@@ -123,6 +123,9 @@ public final class NetworkConnection: Sendable {
     /// Whether the peer's address is a loopback address (127.0.0.0/8 or ::1).
     public var peerIsLoopback: Bool { core.peerIsLoopback.load(ordering: .relaxed) }
 
+    /// Bytes received and not yet read (a test hook: it lets a test know that data has arrived).
+    package var unreadByteCount: Int { core.unreadByteCount.load(ordering: .relaxed) }
+
     /// Whether TLS protects the connection now.
     public var isTLS: Bool { core.isTLS.load(ordering: .relaxed) }
 }

@@ -148,8 +148,12 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         try await connection.write(Array("a STARTTLS\r\n".utf8))
-        // Wait until the OK line has certainly arrived (with the injected line behind it) ...
-        try await Task.sleep(for: .milliseconds(200))
+        // Wait until the OK line has arrived with the injected line behind it (54 bytes) ...
+        let deadline = ContinuousClock.now + .seconds(20)
+        while connection.unreadByteCount < 54 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(connection.unreadByteCount == 54)
         // ... and upgrade without reading it: nothing that came before the handshake may surface.
         try await connection.startTLS(
             ClientTLSConfiguration(additionalTrustPEM: certificate.certificateChainPEM), serverName: "localhost")
