@@ -100,33 +100,49 @@ do {
     fail("\(file): \(error)", status: 1)
 }
 
-/// `mailsearch-bench fetch [--messages N] [--rounds N] [--json]`.
-func runFetchBenchmark(_ arguments: [String]) -> Never {
-    var messages = 20000
+/// The options the Dovecot benchmarks share: `[--messages N] [--rounds N] [--json]`.
+struct DatasetOptions {
+    var messages: Int
     var rounds = 5
     var json = false
-    var position = 0
-    while position < arguments.count {
-        let word = arguments[position]
-        position += 1
-        switch word {
-        case "--json": json = true
-        case "--messages", "--rounds":
-            guard position < arguments.count, let value = Int(arguments[position]), value >= 1 else {
-                usageError("\(word) needs a whole number of at least 1")
-            }
-            if word == "--messages" { messages = value } else { rounds = value }
+
+    init(_ arguments: [String], benchmark: String, defaultMessages: Int) {
+        messages = defaultMessages
+        var position = 0
+        while position < arguments.count {
+            let word = arguments[position]
             position += 1
-        default: usageError("unknown option \"\(word)\" for fetch")
+            switch word {
+            case "--json": json = true
+            case "--messages", "--rounds":
+                guard position < arguments.count, let value = Int(arguments[position]), value >= 1 else {
+                    usageError("\(word) needs a whole number of at least 1")
+                }
+                if word == "--messages" { messages = value } else { rounds = value }
+                position += 1
+            default: usageError("unknown option \"\(word)\" for \(benchmark)")
+            }
         }
     }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+}
+
+/// The repository root (the benchmarks run its scripts). Computed, not a top-level `let`: the
+/// commands run before main.swift would reach such a declaration.
+var repositoryRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
+}
+
+/// Runs an async benchmark from the synchronous top level, prints its report and exits.
+func runToCompletion<Report>(
+    _ benchmark: String, json: Bool, _ run: @escaping @Sendable () async throws -> Report,
+    table: (Report) -> String, line: (Report) -> String
+) -> Never {
     let finished = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var outcome: Result<FetchBenchmark.Report, any Error>?
+    nonisolated(unsafe) var outcome: Result<Report, any Error>?
     Task.detached {
         do {
-            outcome = .success(try await FetchBenchmark(messages: messages, rounds: rounds, repositoryRoot: root).run())
+            outcome = .success(try await run())
         } catch {
             outcome = .failure(error)
         }
@@ -135,56 +151,36 @@ func runFetchBenchmark(_ arguments: [String]) -> Never {
     finished.wait()
     switch outcome {
     case .success(let report)?:
-        print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
+        print(json ? line(report) : table(report), terminator: json ? "\n" : "")
         exit(0)
     case .failure(let error)?:
-        fail("fetch: \(error)", status: 1)
+        fail("\(benchmark): \(error)", status: 1)
     case nil:
-        fail("fetch: no result", status: 1)
+        fail("\(benchmark): no result", status: 1)
     }
+}
+
+/// `mailsearch-bench fetch [--messages N] [--rounds N] [--json]`.
+func runFetchBenchmark(_ arguments: [String]) -> Never {
+    let options = DatasetOptions(arguments, benchmark: "fetch", defaultMessages: 20000)
+    runToCompletion(
+        "fetch", json: options.json,
+        {
+            try await FetchBenchmark(messages: options.messages, rounds: options.rounds, repositoryRoot: repositoryRoot)
+                .run()
+        },
+        table: { $0.table() }, line: { $0.json() })
 }
 
 /// `mailsearch-bench server-search [--messages N] [--rounds N] [--json]`.
 func runServerSearchBenchmark(_ arguments: [String]) -> Never {
-    var messages = 100_000
-    var rounds = 5
-    var json = false
-    var position = 0
-    while position < arguments.count {
-        let word = arguments[position]
-        position += 1
-        switch word {
-        case "--json": json = true
-        case "--messages", "--rounds":
-            guard position < arguments.count, let value = Int(arguments[position]), value >= 1 else {
-                usageError("\(word) needs a whole number of at least 1")
-            }
-            if word == "--messages" { messages = value } else { rounds = value }
-            position += 1
-        default: usageError("unknown option \"\(word)\" for server-search")
-        }
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    let finished = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var outcome: Result<ServerSearchBenchmark.Report, any Error>?
-    Task.detached {
-        do {
-            outcome = .success(
-                try await ServerSearchBenchmark(messages: messages, rounds: rounds, repositoryRoot: root).run())
-        } catch {
-            outcome = .failure(error)
-        }
-        finished.signal()
-    }
-    finished.wait()
-    switch outcome {
-    case .success(let report)?:
-        print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
-        exit(0)
-    case .failure(let error)?:
-        fail("server-search: \(error)", status: 1)
-    case nil:
-        fail("server-search: no result", status: 1)
-    }
+    let options = DatasetOptions(arguments, benchmark: "server-search", defaultMessages: 100_000)
+    runToCompletion(
+        "server-search", json: options.json,
+        {
+            try await ServerSearchBenchmark(
+                messages: options.messages, rounds: options.rounds, repositoryRoot: repositoryRoot
+            ).run()
+        },
+        table: { $0.table() }, line: { $0.json() })
 }

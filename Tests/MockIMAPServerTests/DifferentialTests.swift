@@ -81,6 +81,16 @@ struct DifferentialTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let mailbox = try await Self.makeMailbox(in: work)
 
+        try await Self.withBothServers(serving: mailbox.maildir) { ours, theirs in
+            try await compareEverything(mailbox: mailbox, ours: ours, theirs: theirs)
+        }
+    }
+
+    /// Seeds `maildir` into a mock server and a Dovecot, runs `body` with a logged-in session on
+    /// each (INBOX selected read-only), and stops both whatever happens.
+    static func withBothServers(
+        serving maildir: URL, _ body: (_ ours: IMAPSession, _ theirs: IMAPSession) async throws -> Void
+    ) async throws {
         let server = try await MockIMAPServer.start(
             .init(
                 listeners: [.plain(port: 0), .implicitTLS(port: 0)],
@@ -88,16 +98,16 @@ struct DifferentialTests {
                 profile: .full, users: [.init("alice", password: "secret")]))
         let dovecot: DovecotMailbox
         do {
-            try server.store.seed(user: "alice", mailbox: "INBOX", from: .maildir(mailbox.maildir))
-            dovecot = try await DovecotMailbox.start(maildir: mailbox.maildir.path)
+            try server.store.seed(user: "alice", mailbox: "INBOX", from: .maildir(maildir))
+            dovecot = try await DovecotMailbox.start(maildir: maildir.path)
         } catch {
             await server.stop()
             throw error
         }
         do {
-            let ours = try await Self.mockSession(server)
+            let ours = try await mockSession(server)
             let theirs = try await dovecot.tlsSession()
-            try await compareEverything(mailbox: mailbox, ours: ours, theirs: theirs)
+            try await body(ours, theirs)
             await ours.logout()
             await theirs.logout()
         } catch {
@@ -129,40 +139,20 @@ struct DifferentialTests {
             + "see below\r\n--XX\r\nContent-Type: message/rfc822\r\n\r\nFrom: c@example.com\r\n"
             + "Subject: zebraword inside\r\n\r\ninner body text\r\n--XX--\r\n"
         try Data(message.utf8).write(to: cur.appendingPathComponent("1700000000.1.forward:2,"))
-        let server = try await MockIMAPServer.start(
-            .init(
-                listeners: [.plain(port: 0), .implicitTLS(port: 0)],
-                tls: .selfSigned(hosts: ["localhost", "127.0.0.1"]),
-                profile: .full, users: [.init("alice", password: "secret")]))
-        let dovecot: DovecotMailbox
-        do {
-            try server.store.seed(user: "alice", mailbox: "INBOX", from: .maildir(work))
-            dovecot = try await DovecotMailbox.start(maildir: work.path)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        do {
-            let ours = try await Self.mockSession(server)
-            let theirs = try await dovecot.tlsSession()
+        try await Self.withBothServers(serving: work) { ours, theirs in
             let word = SearchCase(name: "BODY zebraword", keys: [.body("zebraword")])
             let inner = SearchCase(name: "BODY inner", keys: [.body("inner body")])
             let text = SearchCase(name: "TEXT zebraword", keys: [.text("zebraword")])
-            #expect(try await Self.uidSearch(ours, word) == [1], "RFC: the attached header is in the body")
-            #expect(try await Self.uidSearch(theirs, word) == [], "Dovecot's departure; compare again if it changes")
-            #expect(try await Self.uidSearch(ours, inner) == [1])
-            #expect(try await Self.uidSearch(theirs, inner) == [1])
-            #expect(try await Self.uidSearch(ours, text) == [1])
-            #expect(try await Self.uidSearch(theirs, text) == [1])
-            await ours.logout()
-            await theirs.logout()
-        } catch {
-            await dovecot.stop()
-            await server.stop()
-            throw error
+            let (oursWord, theirsWord) = (try await Self.uidSearch(ours, word), try await Self.uidSearch(theirs, word))
+            let (oursInner, theirsInner) = (
+                try await Self.uidSearch(ours, inner), try await Self.uidSearch(theirs, inner)
+            )
+            let (oursText, theirsText) = (try await Self.uidSearch(ours, text), try await Self.uidSearch(theirs, text))
+            #expect(oursWord == [1], "RFC: the attached header is in the body")
+            #expect(theirsWord == [], "Dovecot's departure; compare again if it changes")
+            #expect(oursInner == [1] && theirsInner == [1])
+            #expect(oursText == [1] && theirsText == [1])
         }
-        await dovecot.stop()
-        await server.stop()
     }
 
     private func compareEverything(mailbox: Mailbox, ours: IMAPSession, theirs: IMAPSession) async throws {
