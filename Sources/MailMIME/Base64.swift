@@ -91,9 +91,7 @@ public enum Base64 {
             group = group << 6 | UInt32(value)
             count += 1
             if count == 4 {
-                output.append(UInt8(truncatingIfNeeded: group >> 16))
-                output.append(UInt8(truncatingIfNeeded: group >> 8))
-                output.append(UInt8(truncatingIfNeeded: group))
+                appendGroup(group, to: &output)
                 group = 0
                 count = 0
             }
@@ -127,9 +125,7 @@ public enum Base64 {
             group = group << 6 | UInt32(value)
             count += 1
             if count == 4 {
-                output.append(UInt8(truncatingIfNeeded: group >> 16))
-                output.append(UInt8(truncatingIfNeeded: group >> 8))
-                output.append(UInt8(truncatingIfNeeded: group))
+                appendGroup(group, to: &output)
                 group = 0
                 count = 0
             }
@@ -153,5 +149,12 @@ public enum Base64 {
         default:
             break
         }
+    }
+
+    /// Appends the three bytes of a complete group of four base64 characters.
+    private static func appendGroup(_ group: UInt32, to output: inout [UInt8]) {
+        output.append(UInt8(truncatingIfNeeded: group >> 16))
+        output.append(UInt8(truncatingIfNeeded: group >> 8))
+        output.append(UInt8(truncatingIfNeeded: group))
     }
 }
