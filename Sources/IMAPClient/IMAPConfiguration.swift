@@ -55,6 +55,12 @@ public struct IMAPConfiguration: Sendable {
     /// broken extension, or to test fallbacks: without SORT the session searches with ESEARCH,
     /// without both with plain SEARCH).
     public var ignoredCapabilities: Set<Capability> = []
+    /// How many messages one UID FETCH of a stream asks for; the next is sent only when the
+    /// consumer has drained the buffer to this many, so a stream holds at most two windows.
+    public var fetchWindow: Int = 1000
+    /// How many mailbox events are kept for a listener that falls behind; past that they are
+    /// replaced by one `.resyncNeeded`.
+    public var eventBufferCapacity: Int = 5000
 
     public init(
         host: String, port: Int? = nil, security: Security = .implicitTLS(ClientTLSConfiguration()),

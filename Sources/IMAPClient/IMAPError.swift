@@ -34,6 +34,9 @@ public struct IMAPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let insecure = Code("insecure")
         /// The server lacks something the operation needs (a capability, a charset).
         public static let unsupported = Code("unsupported")
+        /// Another task selected a different mailbox (or the mailbox was re-created) before the
+        /// command could run.
+        public static let mailboxChanged = Code("mailboxChanged")
     }
 
     public let code: Code

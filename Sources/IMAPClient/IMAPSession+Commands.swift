@@ -39,18 +39,18 @@ extension IMAPSession {
             let payload = ByteString(Base64.encode(Array("user=\(user)\u{1}auth=Bearer \(token)\u{1}\u{1}".utf8)))
             tagged = try await authenticate(mechanism: "XOAUTH2", token: payload, initialResponse: saslIR)
         }
-        isAuthenticated = true
-        if case .capability(let list)? = tagged.text.code {
-            setCapabilities(Set(list))
+        if case .capability? = tagged.text.code {
+            // The machine took the new capabilities from the response code.
         } else {
             try await refreshCapabilities()
         }
         if capabilities.contains(.id) {
-            _ = try? await run(.id(configuration.clientIdentity), claims: { if case .id = $0 { true } else { false } })
+            // Some servers answer ID with NO or BAD; that is no reason to fail the login.
+            _ = try? await run(.id(configuration.clientIdentity), claim: .identity)
         }
-        let wanted = [Capability.condstore, .utf8Accept].filter { capabilities.contains($0) }
+        let wanted = [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
         if capabilities.contains(.enable) && !wanted.isEmpty {
-            _ = try? await run(.enable(wanted), claims: { if case .enabled = $0 { true } else { false } })
+            _ = try? await run(.enable(wanted), claim: .enabled)
         }
     }
 
@@ -63,20 +63,19 @@ extension IMAPSession {
             // A challenge after an initial response is an error report (XOAUTH2): answer empty.
             return try await run(
                 .authenticate(mechanism: mechanism, initialResponse: token),
-                onContinuation: { _ throws(IMAPError) in Array("\r\n".utf8) }
+                onChallenge: { _ throws(IMAPError) in Array("\r\n".utf8) }
             ).tagged
         }
         let answer = CommandEncoder.encodeAuthenticationResponse(token)
         let state = AnswerOnce(answer)
         return try await run(
-            .authenticate(mechanism: mechanism), onContinuation: { _ throws(IMAPError) in state.next() }
+            .authenticate(mechanism: mechanism), onChallenge: { _ throws(IMAPError) in state.next() }
         ).tagged
     }
 
     /// CAPABILITY.
     public func refreshCapabilities() async throws(IMAPError) {
-        let result = try await run(.capability, claims: { if case .capability = $0 { true } else { false } })
-        for case .capability(let list) in result.untagged { setCapabilities(Set(list)) }
+        try await run(.capability, claim: .capability)
     }
 
     // MARK: - Mailboxes
@@ -84,8 +83,7 @@ extension IMAPSession {
     /// LIST: the mailboxes matching `pattern` (default: all).
     public func list(reference: MailboxName = "", pattern: String = "*") async throws(IMAPError) -> [MailboxListItem] {
         let result = try await run(
-            .list(reference: reference, patterns: [ByteString(pattern)]),
-            claims: { if case .list = $0 { true } else { false } })
+            .list(reference: reference, patterns: [ByteString(pattern)]), claim: .mailboxList)
         return result.untagged.compactMap { if case .list(let item) = $0 { item } else { nil } }
     }
 
@@ -96,101 +94,143 @@ extension IMAPSession {
     ) async throws(IMAPError) -> MailboxStatus {
         var wanted = attributes
         if capabilities.contains(.condstore) && !wanted.contains(.highestModSeq) { wanted.append(.highestModSeq) }
-        let result = try await run(
-            .status(mailbox, wanted),
-            claims: { response in
-                if case .mailboxStatus(let name, _) = response { return name == mailbox }
-                return false
-            })
+        let result = try await run(.status(mailbox, wanted), claim: .status(mailbox))
         for case .mailboxStatus(_, let status) in result.untagged { return status }
         throw IMAPError(.protocolViolation, "the server answered STATUS without a STATUS response")
     }
 
-    /// SELECT (or EXAMINE when `readOnly`), with CONDSTORE when the server has it.
+    /// SELECT (or EXAMINE when `readOnly`), with CONDSTORE when the server has it. When the
+    /// mailbox was selected before with another UIDVALIDITY, `.uidValidityChanged` is reported
+    /// to `events()`.
     @discardableResult
     public func select(_ mailbox: MailboxName, readOnly: Bool = false) async throws(IMAPError) -> SelectedMailbox {
-        let parameters: [SelectParameter] = capabilities.contains(.condstore) ? [.condStore] : []
-        beginSelecting(SelectedMailbox(name: mailbox, isReadOnly: readOnly))
-        do {
-            let result = try await run(
-                readOnly ? .examine(mailbox, parameters: parameters) : .select(mailbox, parameters: parameters),
-                claims: { response in
-                    switch response {
-                    case .flags, .exists, .recent, .condition(.ok, _): return true
-                    default: return false
-                    }
-                })
-            if case .readOnly? = result.tagged.text.code { markReadOnly() }
-        } catch {
-            beginSelecting(nil)
-            throw error
+        try await select(mailbox, readOnly: readOnly, resynchronizing: nil).mailbox
+    }
+
+    /// SELECT with QRESYNC (RFC 7162 3.2.5) when the server has it enabled and `known` is given:
+    /// the server reports what was expunged (VANISHED (EARLIER)) and which flags changed since
+    /// `known.highestModificationSequence`, in the same round trip.
+    public func select(
+        _ mailbox: MailboxName, readOnly: Bool = false, resynchronizing known: KnownMailboxState?
+    ) async throws(IMAPError) -> (mailbox: SelectedMailbox, changes: [UntaggedResponse]) {
+        var parameters: [SelectParameter] = []
+        if let known, enabled.contains(.qresync), let modseq = known.highestModificationSequence, modseq > 0 {
+            var value = "(\(known.uidValidity) \(modseq)"
+            if let uids = known.uids, !uids.isEmpty { value += " \(uids)" }
+            parameters.append(.other(name: "QRESYNC", value: ByteString(value + ")")))
+        } else if capabilities.contains(.condstore) && !enabled.contains(.qresync) {
+            parameters.append(.condStore)
         }
+        if let known { machine.rememberUIDValidity(known.uidValidity, for: mailbox) }
+        let outcome = try await run(
+            readOnly ? .examine(mailbox, parameters: parameters) : .select(mailbox, parameters: parameters))
         guard let selected = selectedMailbox else {
             throw IMAPError(.cancelled, "the session ended while selecting \(mailbox)")
         }
-        return selected
+        let changes = outcome.untagged.filter { response in
+            switch response {
+            case .vanished, .fetch: return true
+            default: return false
+            }
+        }
+        return (selected, changes)
     }
 
     // MARK: - Search
 
-    /// Searches the selected mailbox; returns UIDs, newest first.
+    /// Searches the selected mailbox; returns the UIDs, newest first, and their count.
     ///
     /// SORT `(REVERSE ARRIVAL)` when the server has SORT, ESEARCH `RETURN (COUNT ALL)` when it has
     /// ESEARCH, plain UID SEARCH otherwise. Non-ASCII text goes as `CHARSET UTF-8` with literals,
-    /// or quoted UTF-8 under IMAP4rev2/UTF8=ACCEPT. On `NO [BADCHARSET]` an ASCII query is retried
-    /// without the charset; a non-ASCII one fails with a clear error.
-    public func search(_ keys: [SearchKey]) async throws(IMAPError) -> [UInt32] {
+    /// or quoted UTF-8 under IMAP4rev2/UTF8=ACCEPT. On `NO [BADCHARSET]` (or a `BAD` that
+    /// servers such as Cyrus give for an unknown charset) an ASCII query is retried without the
+    /// charset; a non-ASCII one fails with a clear error. With `mailbox`, the search fails with
+    /// `.mailboxChanged` rather than run in another mailbox another task selected.
+    public func search(
+        _ keys: [SearchKey], in mailbox: MailboxExpectation? = nil
+    ) async throws(IMAPError) -> SearchResult {
         let keys = keys.isEmpty ? [SearchKey.all] : keys
+        // A long UID set among the keys would make an over-long line (real servers refuse them):
+        // search its parts one by one; the parts are disjoint, so UIDs and counts simply add up.
+        if let index = keys.firstIndex(where: { if case .uid = $0 { true } else { false } }),
+            case .uid(let set) = keys[index]
+        {
+            let others = keys.enumerated().filter { $0.offset != index }.map(\.element)
+            var probe = EncodeBuffer(options: EncodingOptions(literalMode: .literalPlus))
+            for key in others { probe.write(key) }
+            let budget = configuration.maximumCommandLength - 80 - probe.takeBytes().count
+            let parts = set.split(maximumEncodedLength: max(budget, 64))
+            if parts.count > 1 {
+                var uids: [UInt32] = []
+                var count = 0
+                for part in parts {
+                    let found = try await searchOnce([.uid(part)] + others, mailbox)
+                    uids += found.uids
+                    count += found.count
+                }
+                return SearchResult(uids: uids.sorted(by: >), count: count)
+            }
+        }
+        return try await searchOnce(keys, mailbox)
+    }
+
+    private func searchOnce(_ keys: [SearchKey], _ mailbox: MailboxExpectation?) async throws(IMAPError) -> SearchResult
+    {
         let isASCII = keys.allSatisfy { $0.isASCII }
         let utf8Mode = capabilities.contains(.imap4rev2) || enabled.contains(.utf8Accept)
         if capabilities.contains(.sort) {
             do {
-                return try await sortNewestFirst(keys, charset: "UTF-8")
-            } catch  where error.responseCode.isBadCharset {
+                return try await sortNewestFirst(keys, charset: "UTF-8", mailbox)
+            } catch  where error.isCharsetRefusal {
                 guard isASCII else { throw Self.cannotSearchNonASCII(error) }
-                return try await sortNewestFirst(keys, charset: "US-ASCII")
+                return try await sortNewestFirst(keys, charset: "US-ASCII", mailbox)
             }
         }
         let charset = isASCII || utf8Mode ? nil : "UTF-8"
         do {
-            return try await searchNewestFirst(keys, charset: charset)
-        } catch  where error.responseCode.isBadCharset && charset != nil {
+            return try await searchNewestFirst(keys, charset: charset, mailbox)
+        } catch  where error.isCharsetRefusal && charset != nil {
             throw Self.cannotSearchNonASCII(error)
         } catch  where error.responseCode.isBadCharset && isASCII {
-            return try await searchNewestFirst(keys, charset: nil)
+            return try await searchNewestFirst(keys, charset: nil, mailbox)
         }
     }
 
-    private func sortNewestFirst(_ keys: [SearchKey], charset: String) async throws(IMAPError) -> [UInt32] {
+    private func sortNewestFirst(
+        _ keys: [SearchKey], charset: String, _ mailbox: MailboxExpectation?
+    ) async throws(IMAPError) -> SearchResult {
         let result = try await run(
             .uidSort(criteria: [SortCriterion(.arrival, reversed: true)], charset: charset, keys: keys),
-            claims: { if case .sort = $0 { true } else { false } })
+            claim: .search, expecting: mailbox)
         var uids: [UInt32] = []
-        for case .sort(let numbers, _) in result.untagged { uids += numbers }
-        return uids
+        for response in result.untagged {
+            if case .sort(let numbers, _) = response { uids += numbers }
+            // RFC 5267 ESORT servers may answer with ESEARCH even to a plain SORT.
+            if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
+        }
+        return SearchResult(uids: uids, count: uids.count)
     }
 
-    private func searchNewestFirst(_ keys: [SearchKey], charset: String?) async throws(IMAPError) -> [UInt32] {
-        if capabilities.contains(.esearch) {
-            let result = try await run(
-                .uidSearch(charset: charset, returnOptions: [.count, .all], keys: keys),
-                claims: { response in
-                    if case .extendedSearch = response { return true }
-                    if case .search = response { return true }
-                    return false
-                })
-            var uids: [UInt32] = []
-            for response in result.untagged {
-                if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
-                if case .search(let numbers, _) = response { uids += numbers }
-            }
-            return uids.sorted(by: >)
-        }
+    private func searchNewestFirst(
+        _ keys: [SearchKey], charset: String?, _ mailbox: MailboxExpectation?
+    ) async throws(IMAPError) -> SearchResult {
+        let esearch = capabilities.contains(.esearch)
         let result = try await run(
-            .uidSearch(charset: charset, keys: keys), claims: { if case .search = $0 { true } else { false } })
+            .uidSearch(charset: charset, returnOptions: esearch ? [.count, .all] : nil, keys: keys), claim: .search,
+            expecting: mailbox)
         var uids: [UInt32] = []
-        for case .search(let numbers, _) in result.untagged { uids += numbers }
-        return uids.sorted(by: >)
+        var count: Int?
+        for response in result.untagged {
+            // RFC 4731: ESEARCH with or without the correlator, and with no return data at all
+            // when nothing matched.
+            if case .extendedSearch(let answer) = response {
+                uids += answer.all?.numbers ?? []
+                if let reported = answer.count { count = Int(reported) }
+            }
+            if case .search(let numbers, _) = response { uids += numbers }
+        }
+        uids.sort(by: >)
+        return SearchResult(uids: uids, count: count ?? uids.count)
     }
 
     static func cannotSearchNonASCII(_ error: IMAPError) -> IMAPError {
@@ -202,41 +242,51 @@ extension IMAPSession {
 
     // MARK: - Fetch
 
-    /// UID FETCH of `items` for `uids`, as a stream of parsed messages. A long UID set is split
-    /// into commands of bounded length; BODY[...] items are always sent as BODY.PEEK, so fetching
-    /// never marks mail read. When the consumer stops, no further commands are sent.
+    /// UID FETCH of `items` for `uids`, as a stream of parsed messages. BODY[...] items are
+    /// always sent as BODY.PEEK, so fetching never marks mail read.
+    ///
+    /// The UIDs are asked for in windows of `fetchWindow`, each sent once the consumer has
+    /// drained the one before, so the stream holds at most two windows and any other command,
+    /// even one awaited inside the loop over this stream, runs between two windows. When the
+    /// consumer stops, no further commands are sent. `progress` counts what arrived of the UIDs
+    /// asked for (a set with `*` is resolved with a UID SEARCH first).
     public nonisolated func fetch(
-        _ uids: SequenceSet, items: [FetchAttribute], changedSince: UInt64? = nil
+        _ uids: SequenceSet, items: [FetchAttribute], changedSince: UInt64? = nil,
+        in mailbox: MailboxExpectation? = nil
     ) -> MessageStream<FetchResponse> {
         let stream = MessageStream<FetchResponse>()
-        Task { await self.runFetch(uids, items: items, changedSince: changedSince, into: stream) }
+        Task { await self.runFetch(uids, items: items, changedSince: changedSince, mailbox: mailbox, into: stream) }
         return stream
     }
 
     private func runFetch(
-        _ uids: SequenceSet, items: [FetchAttribute], changedSince: UInt64?, into stream: MessageStream<FetchResponse>
+        _ uids: SequenceSet, items: [FetchAttribute], changedSince: UInt64?, mailbox: MailboxExpectation?,
+        into stream: MessageStream<FetchResponse>
     ) async {
         var attributes = items.map(Self.peeking)
         if !attributes.contains(.uid) { attributes.insert(.uid, at: 0) }
         let modifiers: [FetchModifier] = changedSince.map { [.changedSince($0)] } ?? []
-        let commands = Command.uidFetch(uids, attributes, modifiers: modifiers).split(
-            maximumLineLength: configuration.maximumCommandLength)
-        let wanted = Set(attributes.compactMap(AttributeKind.init))
+        let kinds = Set(attributes.compactMap(AttributeKind.init))
+        let window = max(configuration.fetchWindow, 1)
         do {
-            for command in commands {
-                guard !stream.isConsumerGone else { break }
-                guard case .uidFetch(let set, _, _) = command else { continue }
-                try await run(
-                    command,
-                    claims: { response in
-                        // Ours: a UID in our set and at least one item we asked for (an
-                        // unsolicited FLAGS change of another message is not ours).
-                        guard case .fetch(let fetch) = response, let uid = fetch.uid, set.contains(uid) else {
-                            return false
-                        }
-                        return wanted.isEmpty
-                            || fetch.attributes.contains { AttributeKind($0).map(wanted.contains) ?? false }
-                    }, fetchSink: stream)
+            let numbers: [UInt32]
+            if let explicit = uids.numbers {
+                numbers = explicit
+            } else {
+                numbers = try await search([.uid(uids)], in: mailbox).uids.reversed()
+            }
+            stream.setTotal(numbers.count)
+            var start = 0
+            while start < numbers.count {
+                guard await stream.waitForDemand(bufferedAtMost: window) else { break }
+                let set = SequenceSet(numbers: numbers[start..<min(numbers.count, start + window)])
+                start += window
+                for command in Command.uidFetch(set, attributes, modifiers: modifiers).split(
+                    maximumLineLength: configuration.maximumCommandLength)
+                {
+                    guard case .uidFetch(let part, _, _) = command else { continue }
+                    try await run(command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: stream)
+                }
             }
             stream.finish()
         } catch {
@@ -262,7 +312,7 @@ extension IMAPSession {
     @discardableResult
     public func store(
         _ uids: SequenceSet, _ operation: StoreFlags.Operation, _ flags: [Flag], silent: Bool = false,
-        unchangedSince: UInt64? = nil
+        unchangedSince: UInt64? = nil, in mailbox: MailboxExpectation? = nil
     ) async throws(IMAPError) -> StoreResult {
         var refused: [UInt32] = []
         var newFlags: [UInt32: [Flag]] = [:]
@@ -272,12 +322,7 @@ extension IMAPSession {
         .split(maximumLineLength: configuration.maximumCommandLength)
         for command in commands {
             guard case .uidStore(let set, _, _) = command else { continue }
-            let result = try await run(
-                command,
-                claims: { response in
-                    guard case .fetch(let fetch) = response, let uid = fetch.uid else { return false }
-                    return set.contains(uid)
-                })
+            let result = try await run(command, claim: .store(set), expecting: mailbox)
             for case .fetch(let fetch) in result.untagged {
                 if let uid = fetch.uid, let flags = fetch.flags { newFlags[uid] = flags }
             }
@@ -296,20 +341,15 @@ extension IMAPSession {
     @discardableResult
     public func execute(
         _ command: Command, claims: @escaping @Sendable (UntaggedResponse) -> Bool = { _ in false }
-    ) async throws(IMAPError) -> (tagged: TaggedResponse, untagged: [UntaggedResponse]) {
-        try await run(command, claims: claims)
+    ) async throws(IMAPError) -> CommandOutcome {
+        try await run(command, claim: .custom(claims))
     }
 
     /// LOGOUT, then closes the connection.
     public func logout() async {
+        // The server may close the connection before its tagged OK arrives; either way we close.
         _ = try? await run(.logout)
         close()
-    }
-
-    /// Closes the connection at once; pending commands fail with `.cancelled`.
-    public func close() {
-        fail(with: IMAPError(.cancelled, "the session was closed"))
-        connection.close()
     }
 }
 
@@ -326,6 +366,15 @@ private final class AnswerOnce: Sendable {
             return !used
         }
         return first ? answer : Array("\r\n".utf8)
+    }
+}
+
+extension IMAPError {
+    /// The server refused the charset: `NO [BADCHARSET]`, or a `BAD` naming the charset (Cyrus
+    /// answers an unknown charset with BAD).
+    var isCharsetRefusal: Bool {
+        if responseCode.isBadCharset { return true }
+        return code == .bad && (serverText?.lowercased().contains("charset") ?? false)
     }
 }
 
@@ -349,43 +398,6 @@ extension SearchKey {
         case .and(let keys): return keys.allSatisfy { $0.isASCII }
         case .gmailRaw(let text): return text.bytes.allSatisfy { $0 < 0x80 }
         default: return true
-        }
-    }
-}
-
-/// The kind of a FETCH item, to tell which command a FETCH response answers.
-enum AttributeKind: Hashable {
-    case flags, envelope, internalDate, size, structure, section, binary, preview, modificationSequence, other
-
-    init?(_ attribute: FetchAttribute) {
-        switch attribute {
-        case .uid: return nil
-        case .flags: self = .flags
-        case .envelope: self = .envelope
-        case .internalDate: self = .internalDate
-        case .rfc822Size: self = .size
-        case .bodyStructure: self = .structure
-        case .bodySection, .rfc822, .rfc822Header, .rfc822Text: self = .section
-        case .binary, .binarySize: self = .binary
-        case .preview: self = .preview
-        case .modificationSequence: self = .modificationSequence
-        case .gmailMessageID, .gmailThreadID, .gmailLabels: self = .other
-        }
-    }
-
-    init?(_ attribute: MessageAttribute) {
-        switch attribute {
-        case .uid: return nil
-        case .flags: self = .flags
-        case .envelope: self = .envelope
-        case .internalDate: self = .internalDate
-        case .rfc822Size: self = .size
-        case .body, .bodyStructure: self = .structure
-        case .bodySection, .rfc822, .rfc822Header, .rfc822Text: self = .section
-        case .binary, .binarySize: self = .binary
-        case .preview: self = .preview
-        case .modificationSequence: self = .modificationSequence
-        case .gmailMessageID, .gmailThreadID, .gmailLabels, .unknown: self = .other
         }
     }
 }

@@ -49,10 +49,12 @@ extension IMAPSession {
             if let explicit = uids.numbers {
                 numbers = explicit
             } else {
-                numbers = try await search([.uid(uids)]).reversed()
+                numbers = try await search([.uid(uids)]).uids.reversed()
             }
+            stream.setTotal(numbers.count)
             var start = 0
             while start < numbers.count {
+                guard await stream.waitForDemand(bufferedAtMost: 500) else { return }
                 let chunk = SequenceSet(numbers: numbers[start..<min(numbers.count, start + 500)])
                 start += 500
                 var batch: [MessageSummary] = []
@@ -81,7 +83,8 @@ extension IMAPSession {
         _ batch: inout [MessageSummary], makePreviews: Bool, to stream: MessageStream<MessageSummary>
     ) async throws(IMAPError) -> Bool {
         if makePreviews { try await fillPreviews(&batch) }
-        for summary in batch where !(await stream.send(summary)) { return false }
+        guard !stream.isConsumerGone else { return false }
+        for summary in batch { stream.yield(summary) }
         stream.flush()
         batch.removeAll(keepingCapacity: true)
         return true

@@ -7,45 +7,36 @@ import Transport
 /// let session = try await IMAPSession.connect(IMAPConfiguration(host: "imap.example.com"))
 /// try await session.login(.password(user: "me", password: secret))
 /// try await session.select("INBOX")
-/// let uids = try await session.search([.from("alice")])          // newest first
-/// for try await message in session.fetch(SequenceSet(numbers: uids), items: [.uid, .envelope]) { ... }
+/// let found = try await session.search([.from("alice")])          // UIDs newest first, and the count
+/// for try await message in session.fetch(SequenceSet(numbers: found.uids), items: [.uid, .envelope]) { ... }
 /// ```
-/// A reader task parses everything the server sends and routes each untagged response to the
-/// command that asked for it, or to the mailbox event stream. A dropped connection fails every
-/// pending command; a server that stops answering fails them with a timeout.
+/// The protocol state lives in a `ClientStateMachine` value; this actor is its driver. One
+/// reader task reads and parses everything the server sends and feeds it to the machine, so
+/// the socket is always read, whatever a consumer does; one writer task writes what the machine
+/// says, in order. Both end with the session: closing it, or dropping the last reference, fails
+/// every waiter with a clear error. Timers (command inactivity, IDLE renewal, NOOP polling)
+/// run off the reader's wake-ups, so no task sleeps past the session.
 public actor IMAPSession {
     /// The configuration the session was made with.
     public let configuration: IMAPConfiguration
-    /// The capabilities the server announced last (refreshed after STARTTLS and login).
-    public internal(set) var capabilities: Set<Capability>
-    /// Whether the session has logged in.
-    public internal(set) var isAuthenticated: Bool
-    /// The selected mailbox, if any.
-    public internal(set) var selectedMailbox: SelectedMailbox?
-    /// Capabilities enabled with ENABLE.
-    public internal(set) var enabled: Set<Capability> = []
 
     let connection: NetworkConnection
     let logger: Logger
+    var machine: ClientStateMachine
     private var parser: ResponseParser
-    private var tagCounter = 0
-    private var pending: [String: PendingCommand] = [:]
-    private var pendingOrder: [String] = []
-    private var continuationWaiter: (tag: String, continuation: CheckedContinuation<ContinuationRequest, any Error>)?
-    private var sendLockHeld = false
-    private var sendLockWaiters: [CheckedContinuation<Void, Never>] = []
-    private var commandsInFlight = 0
-    private var exclusiveInFlight = false
-    private var gateWaiters: [CheckedContinuation<Void, Never>] = []
-    private var commandsWaiting = 0
-    private var inFlightClasses: [ResponseClass: Int] = [:]
-    private var terminalError: IMAPError?
-    private var lastActivity = ContinuousClock.now
-    private var byeText: String?
-    private var readerStarted = false
-    /// Where unclaimed mailbox events go while someone idles or polls.
-    private var eventSink: MessageStream<MailboxEvent>?
-    var idle = IdleState()
+    private var nextID: CommandID = 0
+    private var waiters: [CommandID: CheckedContinuation<CommandOutcome, any Error>] = [:]
+    private var early: [CommandID: Result<CommandOutcome, IMAPError>] = [:]
+    private var sinks: [CommandID: MessageStream<FetchResponse>] = [:]
+    private var challengeAnswers: [CommandID: @Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8]] = [:]
+    private var eventWaiter: CheckedContinuation<Void, Never>?
+    private var listeners = 0
+    private var idleSince: ContinuousClock.Instant?
+    private var nextPoll: ContinuousClock.Instant?
+    private let writes: AsyncStream<[UInt8]>.Continuation
+    private let writeStream: AsyncStream<[UInt8]>
+    private var started = false
+    private var closedByOwner = false
 
     init(
         configuration: IMAPConfiguration, connection: NetworkConnection, parser: ResponseParser,
@@ -55,8 +46,15 @@ public actor IMAPSession {
         self.connection = connection
         self.logger = configuration.logger
         self.parser = parser
-        self.capabilities = capabilities.subtracting(configuration.ignoredCapabilities)
-        self.isAuthenticated = authenticated
+        self.machine = ClientStateMachine(
+            capabilities: capabilities, isAuthenticated: authenticated,
+            ignoredCapabilities: configuration.ignoredCapabilities, eventCapacity: configuration.eventBufferCapacity)
+        (writeStream, writes) = AsyncStream<[UInt8]>.makeStream()
+    }
+
+    deinit {
+        writes.finish()
+        connection.close()
     }
 
     /// Connects, reads the greeting, upgrades with STARTTLS when configured, and learns the
@@ -65,107 +63,93 @@ public actor IMAPSession {
         try await SessionBootstrap.connect(configuration)
     }
 
-    func startReader() {
-        guard !readerStarted else { return }
-        readerStarted = true
-        Task { await self.readLoop() }
-    }
+    /// The capabilities the server announced last (refreshed after STARTTLS and login).
+    public var capabilities: Set<Capability> { machine.capabilities }
+    /// Whether the session has logged in.
+    public var isAuthenticated: Bool { machine.isAuthenticated }
+    /// The selected mailbox, if any, kept up to date from the server's responses.
+    public var selectedMailbox: SelectedMailbox? { machine.tracker?.mailbox }
+    /// Capabilities enabled with ENABLE.
+    public var enabled: Set<Capability> { machine.enabled }
+    /// The error that ended the session, if it ended.
+    public var failure: IMAPError? { machine.failure }
 
-    // MARK: - Sending commands
-
-    struct PendingCommand {
-        let tag: String
-        let command: Command
-        let sentAt: ContinuousClock.Instant
-        let claims: @Sendable (UntaggedResponse) -> Bool
-        let fetchSink: MessageStream<FetchResponse>?
-        var collected: [UntaggedResponse] = []
-        var completion: CheckedContinuation<TaggedResponse, any Error>?
-        var result: Result<TaggedResponse, IMAPError>?
-        var abandoned = false
-    }
-
-    /// Runs one command: waits its turn, sends it (with its literals), and returns the tagged
-    /// response with the untagged responses the command claimed. NO and BAD become errors.
-    @discardableResult
-    func run(
-        _ command: Command, claims: @escaping @Sendable (UntaggedResponse) -> Bool = { _ in false },
-        fetchSink: MessageStream<FetchResponse>? = nil,
-        onContinuation: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
-    ) async throws(IMAPError) -> (tagged: TaggedResponse, untagged: [UntaggedResponse]) {
-        let tag = try await send(command, claims: claims, fetchSink: fetchSink, onContinuation: onContinuation)
-        defer { leaveGate(command) }
-        let tagged = try await completion(of: tag)
-        let collected = pending.removeValue(forKey: tag)?.collected ?? []
-        try Self.check(tagged, command: command)
-        return (tagged, collected)
-    }
-
-    /// Sends a command and registers it; returns its tag. The caller must await `completion(of:)`
-    /// and then call `leaveGate`.
-    func send(
-        _ command: Command, claims: @escaping @Sendable (UntaggedResponse) -> Bool,
-        fetchSink: MessageStream<FetchResponse>? = nil,
-        onContinuation: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
-    ) async throws(IMAPError) -> String {
-        if let terminalError { throw terminalError }
-        let exclusive = Self.isExclusive(command)
-        await passGate(exclusive: exclusive, isIdle: command == .idle, responseClass: ResponseClass(command))
-        do throws(IMAPError) {
-            await acquireSendLock()
-            defer { releaseSendLock() }
-            if let terminalError { throw terminalError }
-            tagCounter += 1
-            let tag = "M\(tagCounter)"
-            pending[tag] = PendingCommand(
-                tag: tag, command: command, sentAt: .now, claims: claims, fetchSink: fetchSink)
-            pendingOrder.append(tag)
-            let options = EncodingOptions.client(
-                capabilities: capabilities, utf8Enabled: enabled.contains(.utf8Accept))
-            let chunks = CommandEncoder.encode(TaggedCommand(tag: tag, command: command), options: options)
-            for chunk in chunks {
-                traceClient(chunk.bytes)
-                try await write(chunk.bytes)
-                if chunk.waitsForContinuation {
-                    let request = try await awaitContinuation(tag: tag)
-                    _ = request
+    /// Starts the reader and writer tasks. They hold the session weakly, so dropping it ends them.
+    func start() {
+        guard !started else { return }
+        started = true
+        let connection = connection
+        let writeStream = writeStream
+        let logger = logger
+        Task { [weak self] in
+            for await bytes in writeStream {
+                do throws(TransportError) {
+                    try await connection.write(bytes)
+                } catch {
+                    logger.debug("write failed: \(error.message)")
+                    await self?.connectionFailed(IMAPError(error))
+                    return
                 }
             }
-            if let onContinuation {
-                // SASL exchanges: answer every challenge until the tagged response arrives.
-                while pending[tag]?.result == nil {
-                    guard let request = try? await awaitContinuation(tag: tag) else { break }
-                    let answer = try onContinuation(request)
-                    logger.trace("C: *** (SASL answer)")
-                    try await write(answer)
+        }
+        let pollInterval = min(
+            max(configuration.timeouts.commandInactivity / 4, .milliseconds(50)), .seconds(5),
+            configuration.timeouts.pollInterval)
+        Task { [weak self] in
+            while true {
+                let bytes: [UInt8]
+                do throws(TransportError) {
+                    bytes = try await connection.read(timeout: pollInterval)
+                } catch {
+                    guard let self else { return }
+                    if error.code == .readTimeout {
+                        await self.tick()
+                        continue
+                    }
+                    await self.connectionFailed(IMAPError(error))
+                    return
                 }
+                guard let self, await self.consume(bytes) else { return }
             }
-            return tag
-        } catch {
-            leaveGate(command)
-            throw error
         }
     }
 
-    /// Waits for the tagged response of `tag`. Cancelling the calling task abandons the command
-    /// (its responses are still read and dropped).
-    func completion(of tag: String) async throws(IMAPError) -> TaggedResponse {
-        if let result = pending[tag]?.result { return try result.get() }
+    // MARK: - Running commands
+
+    /// Runs one command: waits its turn, sends it (with its literals), and returns the tagged
+    /// response with the untagged responses it claimed. NO and BAD become errors. Cancelling the
+    /// calling task ends the wait at once; the session stays usable.
+    @discardableResult
+    func run(
+        _ command: Command, claim: CommandClaim = .nothing, expecting mailbox: MailboxExpectation? = nil,
+        sink: MessageStream<FetchResponse>? = nil,
+        onChallenge: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
+    ) async throws(IMAPError) -> CommandOutcome {
+        if let failure = machine.failure { throw failure }
+        nextID += 1
+        let id = nextID
+        if let sink { sinks[id] = sink }
+        if let onChallenge { challengeAnswers[id] = onChallenge }
+        defer {
+            sinks[id] = nil
+            challengeAnswers[id] = nil
+        }
+        let request = CommandRequest(
+            command: command, claim: claim, streams: sink != nil, expectedMailbox: mailbox,
+            answersChallenges: onChallenge != nil)
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<TaggedResponse, any Error>) in
-                    if let result = pending[tag]?.result {
-                        continuation.resume(with: result.mapError { $0 as any Error })
-                    } else if pending[tag] == nil {
-                        continuation.resume(
-                            throwing: terminalError ?? IMAPError(.cancelled, "the command was abandoned"))
-                    } else {
-                        pending[tag]?.completion = continuation
+                    (continuation: CheckedContinuation<CommandOutcome, any Error>) in
+                    if Task.isCancelled {
+                        continuation.resume(throwing: IMAPError(.cancelled, "the command was cancelled"))
+                        return
                     }
+                    waiters[id] = continuation
+                    perform(machine.enqueue(id, request, now: .now))
                 }
             } onCancel: {
-                Task { await self.abandon(tag) }
+                Task { await self.cancel(id) }
             }
         } catch let error as IMAPError {
             throw error
@@ -174,376 +158,166 @@ public actor IMAPSession {
         }
     }
 
-    private func abandon(_ tag: String) {
-        guard let completion = pending[tag]?.completion else { return }
-        pending[tag]?.completion = nil
-        pending[tag]?.abandoned = true
-        completion.resume(throwing: IMAPError(.cancelled, "the command was cancelled"))
+    private func cancel(_ id: CommandID) {
+        perform(machine.cancel(id, now: .now))
     }
 
-    /// Waits for the server's `+` for the command `tag`.
-    func continuationRequest(for tag: String) async throws(IMAPError) -> ContinuationRequest {
-        try await awaitContinuation(tag: tag)
-    }
-
-    private func awaitContinuation(tag: String) async throws(IMAPError) -> ContinuationRequest {
-        do {
-            return try await withCheckedThrowingContinuation { continuation in
-                if let result = pending[tag]?.result {
-                    // The command already ended (NO/BAD instead of "+").
-                    switch result {
-                    case .success(let tagged):
-                        continuation.resume(
-                            throwing: IMAPError(
-                                tagged.status == .ok ? .protocolViolation : (tagged.status == .no ? .no : .bad),
-                                "the server ended the command instead of accepting its data: \(tagged.text.text.string)",
-                                serverText: tagged.text.text.string, responseCode: tagged.text.code))
-                    case .failure(let error): continuation.resume(throwing: error)
-                    }
-                } else if let terminalError {
-                    continuation.resume(throwing: terminalError)
-                } else {
-                    continuationWaiter = (tag, continuation)
+    /// Performs the machine's actions in order.
+    func perform(_ actions: [ClientStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                traceClient(bytes)
+                writes.yield(bytes)
+            case .succeed(let id, let outcome): resume(id, .success(outcome))
+            case .fail(let id, let error):
+                sinks[id]?.finish(throwing: error)
+                resume(id, .failure(error))
+            case .yield(let id, let fetch): sinks[id]?.yield(fetch)
+            case .challenge(let id, let request):
+                guard let answer = challengeAnswers[id] else { continue }
+                do throws(IMAPError) {
+                    let bytes = try answer(request)
+                    logger.trace("C: *** (SASL answer)")
+                    for case .write(let bytes) in machine.challengeAnswered(id, bytes) { writes.yield(bytes) }
+                } catch {
+                    perform(machine.end(with: error))
                 }
+            case .eventsAvailable:
+                eventWaiter?.resume()
+                eventWaiter = nil
+            case .closeConnection(let error):
+                logger.info("session ended: \(error.message)")
+                for sink in sinks.values { sink.finish(throwing: error) }
+                writes.finish()
+                connection.close()
             }
-        } catch let error as IMAPError {
-            throw error
-        } catch {
-            throw IMAPError(.cancelled, "the command was cancelled")
+        }
+        if case .idling = machine.idle {
+            if idleSince == nil { idleSince = .now }
+        } else {
+            idleSince = nil
         }
     }
 
-    func write(_ bytes: [UInt8]) async throws(IMAPError) {
-        do {
-            try await connection.write(bytes)
-        } catch {
-            fail(with: IMAPError(error))
-            throw IMAPError(error)
+    private func resume(_ id: CommandID, _ result: Result<CommandOutcome, IMAPError>) {
+        if let waiter = waiters.removeValue(forKey: id) {
+            waiter.resume(with: result.mapError { $0 as any Error })
         }
-    }
-
-    /// Leaves the ordering gate `command` passed.
-    func leaveGate(_ command: Command) {
-        leaveGate(exclusive: Self.isExclusive(command), responseClass: ResponseClass(command))
-    }
-
-    /// Commands that must not be pipelined with others (RFC 3501 5.5): they change the session
-    /// state, or use sequence numbers that an EXPUNGE could shift.
-    static func isExclusive(_ command: Command) -> Bool {
-        switch command {
-        case .uidFetch, .uidSearch, .uidSort, .uidStore, .uidCopy, .noop, .capability, .list, .lsub, .status,
-            .namespace, .id, .check, .create, .subscribe, .unsubscribe, .append:
-            return false
-        case .select, .examine, .startTLS, .login, .authenticate, .idle, .logout, .close, .unselect, .expunge,
-            .uidExpunge, .enable, .fetch, .store, .search, .sort, .copy, .move, .uidMove, .delete, .rename:
-            return true
-        }
-    }
-
-    static func check(_ tagged: TaggedResponse, command: Command) throws(IMAPError) {
-        let text = tagged.text.text.string
-        switch tagged.status {
-        case .ok: return
-        case .no:
-            var code = IMAPError.Code.no
-            if case .authenticationFailed? = tagged.text.code { code = .authentication }
-            if case .login = command { code = .authentication }
-            if case .authenticate = command { code = .authentication }
-            throw IMAPError(
-                code, "the server refused \(command.name): \(text)", serverText: text, responseCode: tagged.text.code)
-        case .bad:
-            throw IMAPError(
-                .bad, "the server did not accept \(command.name): \(text)", serverText: text,
-                responseCode: tagged.text.code)
-        }
-    }
-
-    // MARK: - Ordering
-
-    private func passGate(exclusive: Bool, isIdle: Bool, responseClass: ResponseClass?) async {
-        // An IDLE also lets every waiting command go first, so idling never starves commands.
-        // Two commands whose untagged answers look alike (two SEARCHes, two FETCHes) never overlap:
-        // their responses could not be told apart (RFC 3501 5.5).
-        while exclusiveInFlight || (exclusive && commandsInFlight > 0) || (isIdle && commandsWaiting > 0)
-            || responseClass.map({ inFlightClasses[$0, default: 0] > 0 }) == true
-        {
-            if !isIdle && idle.isIdling { requestIdleInterruption() }
-            if !isIdle { commandsWaiting += 1 }
-            await withCheckedContinuation { gateWaiters.append($0) }
-            if !isIdle { commandsWaiting -= 1 }
-        }
-        commandsInFlight += 1
-        if exclusive { exclusiveInFlight = true }
-        if let responseClass { inFlightClasses[responseClass, default: 0] += 1 }
-    }
-
-    func leaveGate(exclusive: Bool, responseClass: ResponseClass?) {
-        commandsInFlight -= 1
-        if exclusive { exclusiveInFlight = false }
-        if let responseClass { inFlightClasses[responseClass, default: 1] -= 1 }
-        let waiters = gateWaiters
-        gateWaiters = []
-        waiters.forEach { $0.resume() }
-    }
-
-    private func acquireSendLock() async {
-        while sendLockHeld { await withCheckedContinuation { sendLockWaiters.append($0) } }
-        sendLockHeld = true
-    }
-
-    private func releaseSendLock() {
-        sendLockHeld = false
-        if !sendLockWaiters.isEmpty { sendLockWaiters.removeFirst().resume() }
     }
 
     // MARK: - Reading
 
-    private func readLoop() async {
-        let pollInterval = min(max(configuration.timeouts.commandInactivity / 4, .milliseconds(50)), .seconds(5))
-        while terminalError == nil {
-            let bytes: [UInt8]
-            do {
-                bytes = try await connection.read(timeout: pollInterval)
-            } catch {
-                if error.code == .readTimeout {
-                    checkInactivity()
-                    continue
+    /// Parses a chunk and feeds every response to the machine; false once the session ended.
+    private func consume(_ bytes: [UInt8]) -> Bool {
+        guard machine.failure == nil else { return false }
+        parser.append(bytes)
+        let now = ContinuousClock.now
+        do {
+            while let response = try parser.next() {
+                if logger.isEnabled(.trace) { logger.trace("S: \(Self.summary(of: response))") }
+                perform(machine.received(response, now: now))
+            }
+        } catch {
+            logger.error("protocol error: \(error.description)")
+            perform(machine.end(with: IMAPError(error)))
+            return false
+        }
+        // The chunk is used up: let streaming consumers have what is buffered.
+        for sink in sinks.values { sink.flush() }
+        return machine.failure == nil
+    }
+
+    private func connectionFailed(_ error: IMAPError) {
+        if closedByOwner { return }
+        perform(machine.connectionFailed(error))
+    }
+
+    /// The reader's periodic wake-up: inactivity, IDLE renewal, NOOP polling.
+    private func tick() {
+        let now = ContinuousClock.now
+        perform(machine.tick(now: now, inactivityLimit: configuration.timeouts.commandInactivity))
+        if let idleSince, now - idleSince >= configuration.timeouts.idleRenewal {
+            self.idleSince = nil
+            perform(machine.renewIdle())
+        }
+        if listeners > 0 && !machine.canIdle && machine.failure == nil {
+            if let nextPoll, now < nextPoll { return }
+            nextPoll = now + configuration.timeouts.pollInterval
+            if machine.activeCommandCount == 0 { Task { try? await self.run(.noop) } }
+        }
+    }
+
+    // MARK: - Events
+
+    /// Starts listening: IDLE whenever no command runs (or NOOP polling without IDLE).
+    func addListener() {
+        listeners += 1
+        nextPoll = nil
+        perform(machine.setIdleWanted(true, now: .now))
+    }
+
+    /// Stops listening: DONE when the last listener leaves.
+    func removeListener() {
+        listeners -= 1
+        if listeners <= 0 {
+            listeners = 0
+            perform(machine.setIdleWanted(false, now: .now))
+        }
+    }
+
+    /// The events buffered since the last call, waiting until there is at least one; nil when
+    /// the session was closed by its owner, an error when it failed.
+    func nextEvents() async throws(IMAPError) -> [MailboxEvent]? {
+        while true {
+            let events = machine.takeEvents()
+            if !events.isEmpty { return events }
+            if let failure = machine.failure {
+                if closedByOwner { return nil }
+                throw failure
+            }
+            if Task.isCancelled { return nil }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    eventWaiter?.resume()
+                    eventWaiter = continuation
                 }
-                if error.code == .connectionClosed, let byeText {
-                    fail(with: IMAPError(.bye, "the server closed the session: \(byeText)", serverText: byeText))
-                } else {
-                    fail(with: IMAPError(error))
-                }
-                return
-            }
-            lastActivity = .now
-            parser.append(bytes)
-            do {
-                while let response = try parser.next() {
-                    await dispatch(response)
-                }
-                // The chunk is used up: let streaming consumers have what is buffered.
-                for tag in pendingOrder { pending[tag]?.fetchSink?.flush() }
-            } catch {
-                logger.error("protocol error: \(error.description)")
-                fail(with: IMAPError(error))
-                connection.close()
-                return
+            } onCancel: {
+                Task { await self.wakeEventWaiter() }
             }
         }
     }
 
-    private func checkInactivity() {
-        var waiting: [PendingCommand] = []
-        for tag in pendingOrder {
-            guard let entry = pending[tag], entry.result == nil else { continue }
-            if case .idle = entry.command, idle.isIdling { continue }
-            waiting.append(entry)
-        }
-        guard let oldest = waiting.map({ $0.sentAt }).min() else { return }
-        let since = max(lastActivity, oldest)
-        if ContinuousClock.now - since >= configuration.timeouts.commandInactivity {
-            let seconds = configuration.timeouts.commandInactivity.spokenSeconds
-            fail(
-                with: IMAPError(
-                    .timeout,
-                    "the server did not answer \(waiting[0].command.name) for \(seconds); the session was closed, try again later"
-                ))
-            connection.close()
-        }
+    private func wakeEventWaiter() {
+        eventWaiter?.resume()
+        eventWaiter = nil
     }
 
-    private func dispatch(_ response: Response) async {
-        switch response {
-        case .continuation(let request):
-            logger.trace("S: + \(request.text.string)")
-            if let waiter = continuationWaiter {
-                continuationWaiter = nil
-                waiter.continuation.resume(returning: request)
-            } else {
-                logger.warning("unexpected continuation request: \(request.text.string)")
-            }
-        case .tagged(let tagged):
-            logger.trace("S: \(tagged.tag) \(tagged.status) \(tagged.text.text.string)")
-            complete(tagged)
-        case .untagged(let untagged):
-            if logger.isEnabled(.trace) { logger.trace("S: * \(Self.summary(of: untagged))") }
-            apply(untagged)
-            for tag in pendingOrder {
-                guard let entry = pending[tag], entry.result == nil, entry.claims(untagged) else { continue }
-                if let sink = entry.fetchSink, case .fetch(let fetch) = untagged {
-                    _ = await sink.send(fetch)
-                } else if !entry.abandoned {
-                    pending[tag]?.collected.append(untagged)
-                }
-                return
-            }
-            if let event = Self.event(from: untagged) { await deliver(event) }
-        }
+    // MARK: - Closing
+
+    /// Closes the connection at once; pending commands fail with `.cancelled`.
+    public func close() {
+        closedByOwner = true
+        perform(machine.end(with: IMAPError(.cancelled, "the session was closed")))
     }
-
-    private func complete(_ tagged: TaggedResponse) {
-        if case .capability(let list)? = tagged.text.code, tagged.status == .ok {
-            setCapabilities(Set(list))
-        }
-        guard pending[tagged.tag] != nil else {
-            logger.warning("tagged response for an unknown tag \(tagged.tag)")
-            return
-        }
-        pending[tagged.tag]?.result = .success(tagged)
-        pendingOrder.removeAll { $0 == tagged.tag }
-        if let waiter = continuationWaiter, waiter.tag == tagged.tag {
-            continuationWaiter = nil
-            waiter.continuation.resume(
-                throwing: IMAPError(
-                    tagged.status == .no ? .no : .bad,
-                    "the server refused the command's data: \(tagged.text.text.string)",
-                    serverText: tagged.text.text.string, responseCode: tagged.text.code))
-        }
-        if let completion = pending[tagged.tag]?.completion {
-            pending[tagged.tag]?.completion = nil
-            completion.resume(returning: tagged)
-        }
-        if pending[tagged.tag]?.abandoned == true { pending.removeValue(forKey: tagged.tag) }
-    }
-
-    /// Updates capabilities and the selected mailbox from any untagged response.
-    private func apply(_ untagged: UntaggedResponse) {
-        switch untagged {
-        case .capability(let list): setCapabilities(Set(list))
-        case .enabled(let list): enabled.formUnion(list)
-        case .exists(let count): selectedMailbox?.messageCount = count
-        case .recent(let count): selectedMailbox?.recentCount = count
-        case .expunge:
-            if let count = selectedMailbox?.messageCount, count > 0 { selectedMailbox?.messageCount = count - 1 }
-        case .flags(let flags): selectedMailbox?.flags = flags
-        case .condition(let status, let text):
-            switch text.code {
-            case .permanentFlags(let flags)?: selectedMailbox?.permanentFlags = flags
-            case .uidValidity(let value)?: selectedMailbox?.uidValidity = value
-            case .uidNext(let value)?: selectedMailbox?.uidNext = value
-            case .unseen(let value)?: selectedMailbox?.firstUnseen = value
-            case .highestModificationSequence(let value)?: selectedMailbox?.highestModificationSequence = value
-            case .noModificationSequence?: selectedMailbox?.highestModificationSequence = nil
-            case .readOnly?: selectedMailbox?.isReadOnly = true
-            case .capability(let list)?: setCapabilities(Set(list))
-            default: break
-            }
-            if status == .bye { byeText = text.text.string }
-        case .fetch(let fetch):
-            if let value = fetch.modificationSequence, let highest = selectedMailbox?.highestModificationSequence,
-                value > highest
-            {
-                selectedMailbox?.highestModificationSequence = value
-            }
-        default: break
-        }
-    }
-
-    static func event(from untagged: UntaggedResponse) -> MailboxEvent? {
-        switch untagged {
-        case .exists(let count): return .messageCount(count)
-        case .expunge(let number): return .expunged(sequenceNumber: number)
-        case .vanished(_, let set): return .vanished(set)
-        case .fetch(let fetch):
-            guard let flags = fetch.flags else { return nil }
-            return .flagsChanged(
-                sequenceNumber: fetch.sequenceNumber, uid: fetch.uid, flags: flags,
-                modificationSequence: fetch.modificationSequence)
-        case .condition(.ok, let text):
-            if case .alert? = text.code { return .alert(text.text.string) }
-            return nil
-        case .condition(.no, let text): return .alert(text.text.string)
-        default: return nil
-        }
-    }
-
-    private func deliver(_ event: MailboxEvent) async {
-        if let eventSink {
-            _ = await eventSink.send(event)
-        } else {
-            idle.bufferedEvents.append(event)
-            if idle.bufferedEvents.count > 10_000 { idle.bufferedEvents.removeFirst(5000) }
-        }
-    }
-
-    func setEventSink(_ sink: MessageStream<MailboxEvent>?) async {
-        eventSink = sink
-        if let sink {
-            let buffered = idle.bufferedEvents
-            idle.bufferedEvents = []
-            for event in buffered { _ = await sink.send(event) }
-        }
-    }
-
-    /// Fails every pending command and the event stream; the session is unusable afterwards.
-    func fail(with error: IMAPError) {
-        guard terminalError == nil else { return }
-        terminalError = error
-        logger.info("session ended: \(error.message)")
-        for tag in pendingOrder {
-            if let completion = pending[tag]?.completion {
-                pending[tag]?.completion = nil
-                completion.resume(throwing: error)
-            }
-            pending[tag]?.result = .failure(error)
-            pending[tag]?.fetchSink?.finish(throwing: error)
-        }
-        pendingOrder = []
-        if let waiter = continuationWaiter {
-            continuationWaiter = nil
-            waiter.continuation.resume(throwing: error)
-        }
-        eventSink?.finish(throwing: error)
-        eventSink = nil
-        wakeIdleLoop()
-    }
-
-    func setCapabilities(_ list: Set<Capability>) { capabilities = list.subtracting(configuration.ignoredCapabilities) }
-
-    func beginSelecting(_ mailbox: SelectedMailbox?) { selectedMailbox = mailbox }
-
-    func markReadOnly() { selectedMailbox?.isReadOnly = true }
-
-    /// The error that ended the session, if it ended.
-    public var failure: IMAPError? { terminalError }
 
     // MARK: - Trace
 
     private func traceClient(_ bytes: [UInt8]) {
         guard logger.isEnabled(.trace) else { return }
-        let redacted = Redaction.redactCredentials(in: bytes)
-        var text = String(decoding: redacted.prefix(2000), as: UTF8.self)
+        var text = String(decoding: Redaction.redactCredentials(in: bytes), as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         logger.trace("C: \(text)")
     }
 
-    static func summary(of untagged: UntaggedResponse) -> String {
+    static func summary(of response: Response) -> String {
         var buffer = EncodeBuffer(options: .server)
-        buffer.write(untagged)
+        switch response {
+        case .untagged(let untagged): buffer.write(untagged)
+        case .tagged(let tagged): return "\(tagged.tag) \(tagged.status) \(tagged.text.text.string)"
+        case .continuation(let request): return "+ \(request.text.string)"
+        }
         let bytes = buffer.takeBytes()
         return String(decoding: bytes.prefix(300), as: UTF8.self) + (bytes.count > 300 ? " ..." : "")
-    }
-}
-
-/// The kind of untagged data a command is answered with; two commands of one class are never in
-/// flight together.
-enum ResponseClass: Hashable {
-    case search, messageData, mailboxList, mailboxStatus, capability, namespace, identity
-
-    init?(_ command: Command) {
-        switch command {
-        case .search, .uidSearch, .sort, .uidSort: self = .search
-        case .fetch, .uidFetch, .store, .uidStore: self = .messageData
-        case .list, .lsub: self = .mailboxList
-        case .status: self = .mailboxStatus
-        case .capability: self = .capability
-        case .namespace: self = .namespace
-        case .id: self = .identity
-        case .noop, .logout, .startTLS, .login, .authenticate, .enable, .select, .examine, .create, .delete, .rename,
-            .subscribe, .unsubscribe, .close, .unselect, .expunge, .uidExpunge, .append, .check, .copy, .uidCopy,
-            .move, .uidMove, .idle:
-            return nil
-        }
     }
 }

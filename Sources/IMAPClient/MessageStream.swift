@@ -1,10 +1,28 @@
 import Synchronization
 
-/// An async sequence of values produced by a session, with backpressure: the producer waits when
-/// `capacity` values are buffered, so memory stays bounded by what the consumer holds.
+/// How far a stream has come: values handed over so far, of how many expected (when known).
+public struct StreamProgress: Hashable, Sendable {
+    /// Values received from the server so far.
+    public var received: Int
+    /// How many the stream expects in all, when it knows.
+    public var total: Int?
+
+    public init(received: Int, total: Int?) {
+        self.received = received
+        self.total = total
+    }
+}
+
+/// An async sequence of values produced by a session.
 ///
-/// When the consumer stops (breaks out of its loop, or its task is cancelled) the producer is told
-/// and stops sending more commands.
+/// The session's reader never waits for a consumer: values are appended to the buffer at once.
+/// Memory stays bounded because the producer asks the server for at most one window of values
+/// at a time and sends the next request only when the consumer has drained the buffer below
+/// that window (`waitForDemand`). So a consumer may await other commands of the same session
+/// inside its loop: they are never stuck behind a full buffer.
+///
+/// When the consumer stops (breaks out of its loop, or its task is cancelled) the producer is
+/// told and stops sending more commands.
 public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = IMAPError
 
@@ -15,7 +33,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         var failure: IMAPError?
         var consumerGone = false
         var receiver: CheckedContinuation<Element?, any Error>?
-        var senders: [CheckedContinuation<Void, Never>] = []
+        var demandWaiter: (limit: Int, continuation: CheckedContinuation<Bool, Never>)?
+        var received = 0
+        var total: Int?
 
         var count: Int { buffer.count - head }
 
@@ -29,18 +49,50 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             }
             return element
         }
+
+        /// The producer's waiter, when the buffer has drained to its limit.
+        mutating func takeDemandWaiter() -> CheckedContinuation<Bool, Never>? {
+            guard let waiter = demandWaiter, count <= waiter.limit || consumerGone else { return nil }
+            demandWaiter = nil
+            return waiter.continuation
+        }
     }
 
     private let state = Mutex(State())
-    private let capacity: Int
     private let wakeThreshold: Int
-
     private let onConsumerGone: (@Sendable () -> Void)?
 
-    init(capacity: Int = 512, wakeThreshold: Int = 64, onConsumerGone: (@Sendable () -> Void)? = nil) {
-        self.capacity = capacity
-        self.wakeThreshold = Swift.min(wakeThreshold, capacity)
+    init(wakeThreshold: Int = 64, onConsumerGone: (@Sendable () -> Void)? = nil) {
+        self.wakeThreshold = Swift.max(wakeThreshold, 1)
         self.onConsumerGone = onConsumerGone
+    }
+
+    /// How many values have arrived, of how many expected.
+    public var progress: StreamProgress { state.withLock { StreamProgress(received: $0.received, total: $0.total) } }
+
+    /// Values buffered and not yet taken by the consumer.
+    public var bufferedCount: Int { state.withLock { $0.count } }
+
+    /// Sets how many values the stream expects in all.
+    func setTotal(_ total: Int?) { state.withLock { $0.total = total } }
+
+    /// Whether the consumer has gone away.
+    var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
+
+    /// Appends `element` without waiting. A waiting consumer is woken once a batch is ready;
+    /// `flush()` hands over the rest when the producer has nothing more for now.
+    func yield(_ element: Element) {
+        let handOver = state.withLock { state -> (CheckedContinuation<Element?, any Error>, Element)? in
+            guard !state.consumerGone, !state.finished else { return nil }
+            state.received += 1
+            state.buffer.append(element)
+            guard state.count >= wakeThreshold, let receiver = state.receiver, let first = state.pop() else {
+                return nil
+            }
+            state.receiver = nil
+            return (receiver, first)
+        }
+        if let (receiver, first) = handOver { receiver.resume(returning: first) }
     }
 
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
@@ -53,64 +105,34 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         if let (receiver, first) = handOver { receiver.resume(returning: first) }
     }
 
-    /// Whether the consumer has gone away.
-    var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
-
-    /// Hands `element` to the consumer, waiting while the buffer is full. Returns false when the
-    /// consumer has gone away (the element is dropped).
-    func send(_ element: Element) async -> Bool {
-        while true {
-            let step = state.withLock { state -> SendStep<Element> in
-                if state.consumerGone || state.finished { return .done(false) }
-                if state.count < capacity {
-                    state.buffer.append(element)
-                    // Wake a waiting consumer only once a batch is ready; `flush()` hands over
-                    // the rest when the producer has nothing more for now.
-                    if state.count >= wakeThreshold, let receiver = state.receiver, let first = state.pop() {
-                        state.receiver = nil
-                        return .resumeReceiver(receiver, first)
-                    }
-                    return .done(true)
-                }
-                if let receiver = state.receiver, let first = state.pop() {
-                    state.receiver = nil
-                    state.buffer.append(element)
-                    return .resumeReceiver(receiver, first)
-                }
-                return .wait
+    /// Waits until at most `limit` values are buffered; false when the consumer has gone.
+    func waitForDemand(bufferedAtMost limit: Int) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let ready = state.withLock { state -> Bool? in
+                if state.consumerGone || state.finished { return false }
+                if state.count <= limit { return true }
+                state.demandWaiter = (limit, continuation)
+                return nil
             }
-            switch step {
-            case .done(let accepted): return accepted
-            case .resumeReceiver(let receiver, let first):
-                receiver.resume(returning: first)
-                return true
-            case .wait:
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let resumeNow = state.withLock { state -> Bool in
-                        if state.consumerGone || state.count < capacity { return true }
-                        state.senders.append(continuation)
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
-        let (receiver, first, senders) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, Element?, [CheckedContinuation<Void, Never>]) in
-            guard !state.finished else { return (nil, nil, []) }
+        let (receiver, first, waiter) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, Element?, CheckedContinuation<Bool, Never>?) in
+            guard !state.finished else { return (nil, nil, nil) }
             state.finished = true
             state.failure = failure
             let receiver = state.receiver
             state.receiver = nil
-            let senders = state.senders
-            state.senders = []
+            let waiter = state.demandWaiter?.continuation
+            state.demandWaiter = nil
             // A waiting consumer gets what is still buffered first, then the end.
-            return (receiver, receiver == nil ? nil : state.pop(), senders)
+            return (receiver, receiver == nil ? nil : state.pop(), waiter)
         }
+        waiter?.resume(returning: false)
         if let receiver {
             if let first {
                 receiver.resume(returning: first)
@@ -120,24 +142,23 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
                 receiver.resume(returning: nil)
             }
         }
-        senders.forEach { $0.resume() }
     }
 
     fileprivate func consumerLeft() {
-        let (receiver, senders, first) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, [CheckedContinuation<Void, Never>], Bool) in
+        let (receiver, waiter, first) = state.withLock {
+            state -> (CheckedContinuation<Element?, any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
             let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
             state.head = 0
             let receiver = state.receiver
             state.receiver = nil
-            let senders = state.senders
-            state.senders = []
-            return (receiver, senders, first)
+            let waiter = state.demandWaiter?.continuation
+            state.demandWaiter = nil
+            return (receiver, waiter, first)
         }
         receiver?.resume(throwing: IMAPError(.cancelled, "the consumer stopped reading"))
-        senders.forEach { $0.resume() }
+        waiter?.resume(returning: false)
         if first { onConsumerGone?() }
     }
 
@@ -145,20 +166,17 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
-                    let (step, sender) = state.withLock {
-                        state -> (ReceiveStep<Element>, CheckedContinuation<Void, Never>?) in
-                        if let element = state.pop() {
-                            let sender = state.senders.isEmpty ? nil : state.senders.removeFirst()
-                            return (.value(element), sender)
-                        }
+                    let (step, waiter) = state.withLock {
+                        state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
+                        if let element = state.pop() { return (.value(element), state.takeDemandWaiter()) }
                         if state.finished { return (.end(state.failure), nil) }
                         if state.consumerGone {
                             return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
                         }
                         state.receiver = continuation
-                        return (.wait, nil)
+                        return (.wait, state.takeDemandWaiter())
                     }
-                    sender?.resume()
+                    waiter?.resume(returning: true)
                     switch step {
                     case .value(let element): continuation.resume(returning: element)
                     case .end(let failure?): continuation.resume(throwing: failure)
@@ -176,6 +194,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
+    /// Reads the values in order.
     public final class AsyncIterator: AsyncIteratorProtocol {
         private let stream: MessageStream<Element>
 
@@ -183,20 +202,17 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
         deinit { stream.consumerLeft() }
 
+        /// The next value; nil at the end.
         public func next() async throws(IMAPError) -> Element? { try await stream.receive() }
 
+        /// The next value; nil at the end.
         public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
             try await stream.receive()
         }
     }
 
+    /// An iterator; a stream has one consumer.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
-}
-
-private enum SendStep<Element: Sendable> {
-    case done(Bool)
-    case resumeReceiver(CheckedContinuation<Element?, any Error>, Element)
-    case wait
 }
 
 private enum ReceiveStep<Element: Sendable> {

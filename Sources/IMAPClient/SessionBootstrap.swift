@@ -84,7 +84,7 @@ enum SessionBootstrap {
             let session = IMAPSession(
                 configuration: configuration, connection: connection, parser: reader.parser, capabilities: capabilities,
                 authenticated: authenticated)
-            await session.startReader()
+            await session.start()
             return session
         } catch {
             connection.close()

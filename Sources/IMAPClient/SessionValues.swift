@@ -28,16 +28,34 @@ public struct SelectedMailbox: Hashable, Sendable {
 
 /// Something that happened in the selected mailbox, reported while idling or polling.
 public enum MailboxEvent: Hashable, Sendable {
-    /// `* n EXISTS`: the mailbox now holds `n` messages (new mail when it grows).
+    /// `* n EXISTS`: the mailbox now holds `n` messages.
     case messageCount(UInt32)
-    /// `* n EXPUNGE`: the message with sequence number `n` was removed.
-    case expunged(sequenceNumber: UInt32)
-    /// `* VANISHED uids` (QRESYNC): these UIDs were removed.
-    case vanished(SequenceSet)
-    /// A message's flags changed (`* n FETCH (FLAGS (...))`).
-    case flagsChanged(sequenceNumber: UInt32, uid: UInt32?, flags: [Flag], modificationSequence: UInt64?)
+    /// New messages arrived, with these UIDs (fetched by the session after EXISTS grew).
+    case arrived(SequenceSet)
+    /// These UIDs were removed (`* n EXPUNGE` mapped to its UID, or `* VANISHED` under QRESYNC).
+    case expunged(SequenceSet)
+    /// A message's flags changed (`* n FETCH (FLAGS (...))`), by UID.
+    case flagsChanged(uid: UInt32, flags: [Flag], modificationSequence: UInt64?)
+    /// The mailbox was re-created on the server: every cached UID of it is void.
+    case uidValidityChanged(mailbox: MailboxName, old: UInt32, new: UInt32)
+    /// Events were missed (the listener fell too far behind, or the server named a message the
+    /// session could not map to a UID): resynchronise the mailbox.
+    case resyncNeeded
     /// `* OK [ALERT] text` or `* NO text`: a message from the server for the user.
     case alert(String)
+}
+
+/// The answer to a search: the matching UIDs, newest first, and how many there are.
+public struct SearchResult: Hashable, Sendable {
+    /// The matching UIDs, newest first.
+    public var uids: [UInt32]
+    /// How many messages match (ESEARCH COUNT when the server reports it, else `uids.count`).
+    public var count: Int
+
+    public init(uids: [UInt32], count: Int) {
+        self.uids = uids
+        self.count = count
+    }
 }
 
 /// What a STORE changed.
@@ -50,5 +68,21 @@ public struct StoreResult: Hashable, Sendable {
     public init(refused: SequenceSet?, flags: [UInt32: [Flag]]) {
         self.refused = refused
         self.flags = flags
+    }
+}
+
+/// What a client remembers of a mailbox between connections, to resynchronise it (RFC 7162).
+public struct KnownMailboxState: Hashable, Sendable {
+    /// The UIDVALIDITY the cached UIDs belong to.
+    public var uidValidity: UInt32
+    /// The HIGHESTMODSEQ when the cache was last in step (CONDSTORE/QRESYNC), if known.
+    public var highestModificationSequence: UInt64?
+    /// The UIDs the cache holds (QRESYNC sends VANISHED only for these), if any.
+    public var uids: SequenceSet?
+
+    public init(uidValidity: UInt32, highestModificationSequence: UInt64?, uids: SequenceSet? = nil) {
+        self.uidValidity = uidValidity
+        self.highestModificationSequence = highestModificationSequence
+        self.uids = uids
     }
 }

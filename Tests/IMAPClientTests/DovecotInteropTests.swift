@@ -106,7 +106,7 @@ struct DovecotInteropTests {
             let session = try await IMAPSession.connect(configuration)
             try await session.login(.password(user: "alice", password: Dovecot.password))
             try await session.select("INBOX", readOnly: true)
-            let uids = try await session.search(search.keys)
+            let uids = try await session.search(search.keys).uids
             #expect(uids == expected, "without \(ignored)")
             await session.logout()
         }
@@ -117,7 +117,7 @@ struct DovecotInteropTests {
         let memory = MemoryLogHandler()
         let session = try await dovecot.session(logger: Logger(label: "test", level: .trace, handler: memory))
         // Every other UID: the set cannot be compressed, so the commands must be split.
-        let all = try await session.search([.all])
+        let all = try await session.search([.all]).uids
         #expect(all.count == Dovecot.largeMailboxSize)
         #expect(all.first == UInt32(Dovecot.largeMailboxSize))
         let scattered = all.filter { $0 % 2 == 0 }
@@ -127,7 +127,7 @@ struct DovecotInteropTests {
             #expect(message.envelope != nil)
         }
         #expect(fetched == Set(scattered))
-        let inSearch = try await session.search([.uid(SequenceSet(numbers: scattered)), .from("example")])
+        let inSearch = try await session.search([.uid(SequenceSet(numbers: scattered)), .from("example")]).uids
         #expect(!inSearch.isEmpty)
         let commandLines = memory.messages.filter { $0.hasPrefix("C: ") }
         #expect(commandLines.count > 3)
@@ -171,14 +171,14 @@ struct DovecotInteropTests {
         let watcher = try await dovecot.session(user: "bob")
         let actor = try await dovecot.session(user: "bob")
         let before = try #require(await watcher.selectedMailbox?.messageCount)
-        let events = await watcher.events()
+        let events = watcher.events()
         let collector = Task { () -> (flag: Bool, exists: Bool) in
             var sawFlag = false
             var sawExists = false
             do {
                 for try await event in events {
                     switch event {
-                    case .flagsChanged(_, _, let flags, _) where flags.contains(.draft): sawFlag = true
+                    case .flagsChanged(_, let flags, _) where flags.contains(.draft): sawFlag = true
                     case .messageCount(let count) where count > before: sawExists = true
                     default: break
                     }
@@ -239,7 +239,7 @@ struct DovecotSessionTests {
                     if round % 2 == 0 {
                         return try await session.search([.from("grace")]) == expected
                     }
-                    let uids = Array(expected.prefix(50))
+                    let uids = Array(expected.uids.prefix(50))
                     var seen: Set<UInt32> = []
                     for try await message in session.fetch(SequenceSet(numbers: uids), items: [.envelope]) {
                         if let uid = message.uid { seen.insert(uid) }

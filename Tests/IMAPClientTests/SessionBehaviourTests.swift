@@ -299,26 +299,43 @@ import Transport
         server.stop()
     }
 
-    @Test func noopPollingReportsChangesWhenTheServerHasNoIDLE() async throws {
+    @Test func noopPollingReportsChangesByUIDWhenTheServerHasNoIDLE() async throws {
+        let log = LineLog()
         let server = try ScriptedServer(greeting: "* OK [CAPABILITY IMAP4rev1] hi\r\n") { line, connection in
+            log.append(line)
             let (tag, command) = ScriptedServer.split(line)
-            if command.uppercased() == "NOOP" {
-                await connection.send("* 4 EXISTS\r\n* 2 FETCH (FLAGS (\\Seen))\r\n\(tag) OK done\r\n")
-            } else {
+            switch command.uppercased() {
+            case "SELECT INBOX":
+                await connection.send("* 2 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n\(tag) OK [READ-WRITE] done\r\n")
+            case "UID SEARCH ALL":
+                await connection.send("* SEARCH 10 11\r\n\(tag) OK done\r\n")
+            case "NOOP" where log.lines.filter({ $0.hasSuffix("NOOP") }).count == 1:
+                await connection.send("* 4 EXISTS\r\n\(tag) OK done\r\n")
+            case "NOOP":
+                await connection.send("* 2 FETCH (FLAGS (\\Seen))\r\n* 1 EXPUNGE\r\n\(tag) OK done\r\n")
+            case "FETCH 3:* (UID FLAGS)":
+                await connection.send(
+                    "* 3 FETCH (UID 14 FLAGS ())\r\n* 4 FETCH (UID 15 FLAGS (\\Seen))\r\n\(tag) OK done\r\n")
+            default:
                 await connection.send("\(tag) OK done\r\n")
             }
         }
         var configuration = Self.configuration(port: server.port)
         configuration.timeouts.pollInterval = .milliseconds(100)
         let session = try await IMAPSession.connect(configuration)
+        try await session.select("INBOX")
         var received: [MailboxEvent] = []
-        for try await event in await session.events() {
+        for try await event in session.events() {
             received.append(event)
             if received.count >= 4 { break }
         }
-        #expect(received.contains(.messageCount(4)))
+        // New mail by UID (fetched after EXISTS grew), then a flag change and an expunge named
+        // by sequence number only, both reported by UID from the session's map.
         #expect(
-            received.contains(.flagsChanged(sequenceNumber: 2, uid: nil, flags: [.seen], modificationSequence: nil)))
+            received == [
+                .messageCount(4), .arrived(SequenceSet(numbers: [14, 15])),
+                .flagsChanged(uid: 11, flags: [.seen], modificationSequence: nil), .expunged(SequenceSet(10)),
+            ])
         server.stop()
     }
 
@@ -328,7 +345,9 @@ import Transport
             log.append(line)
             let (tag, command) = ScriptedServer.split(line)
             if command.uppercased() == "IDLE" {
-                await connection.send("+ idling\r\n* 7 EXISTS\r\n")
+                // Each IDLE reports one more message, so every renewal is visible as an event.
+                let idles = log.lines.filter { $0.uppercased().hasSuffix(" IDLE") }.count
+                await connection.send("+ idling\r\n* \(6 + idles) EXISTS\r\n")
                 log.setIdleTag(tag)
             } else if line.uppercased() == "DONE", let tag = log.idleTag {
                 await connection.send("\(tag) OK idle done\r\n")
@@ -339,11 +358,14 @@ import Transport
         var configuration = Self.configuration(port: server.port)
         configuration.timeouts.idleRenewal = .milliseconds(200)
         let session = try await IMAPSession.connect(configuration)
-        var counts = 0
-        for try await event in await session.events() where event == .messageCount(7) {
-            counts += 1
-            if counts == 3 { break }
+        try await session.select("INBOX")
+        var counts: [UInt32] = []
+        for try await event in session.events() {
+            guard case .messageCount(let count) = event else { continue }
+            counts.append(count)
+            if counts.count == 3 { break }
         }
+        #expect(counts == [7, 8, 9])
         // The consumer stopped: the last IDLE gets its DONE (allow for a busy machine).
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
@@ -412,7 +434,7 @@ enum Base64Check {
         let log = LineLog()
         let server = try Self.server(capabilities: "SORT", log: log)
         let session = try await Self.session(server)
-        #expect(try await session.search([.from("alice")]) == [9, 3])
+        #expect(try await session.search([.from("alice")]).uids == [9, 3])
         let sorts = log.lines.filter { $0.uppercased().contains("UID SORT") }
         #expect(sorts.count == 2)
         #expect(sorts.first?.contains("(REVERSE ARRIVAL) UTF-8 FROM \"alice\"") == true)
@@ -440,7 +462,7 @@ enum Base64Check {
         let log = LineLog()
         let server = try Self.server(capabilities: "", log: log)
         let session = try await Self.session(server)
-        #expect(try await session.search([.subject("invoice"), .unseen]) == [9, 3])
+        #expect(try await session.search([.subject("invoice"), .unseen]).uids == [9, 3])
         let search = try #require(log.lines.first { $0.uppercased().contains("UID SEARCH") })
         #expect(search.hasSuffix("UID SEARCH SUBJECT \"invoice\" UNSEEN"))
         server.stop()
@@ -463,7 +485,7 @@ enum Base64Check {
         }
         let session = try await IMAPSession.connect(
             IMAPConfiguration(host: "127.0.0.1", port: server.port, security: .plainTextOnLoopback))
-        #expect(try await session.search([.from("Müller")]) == [5])
+        #expect(try await session.search([.from("Müller")]).uids == [5])
         #expect(log.lines.contains { $0.hasSuffix("UID SEARCH CHARSET UTF-8 FROM {7}") })
         server.stop()
     }

@@ -66,12 +66,12 @@ import Testing
         let server = try await startServer()
         try server.store.seed(user: "alice", from: .raw(message(subject: "first")))
         let session = try await server.session()
-        let events = await session.events()
+        let events = session.events()
         let watcher = Task { () -> [MailboxEvent] in
             var seen: [MailboxEvent] = []
             for try await event in events {
                 seen.append(event)
-                if seen.count == 2 { break }
+                if case .flagsChanged = event { break }
             }
             return seen
         }
@@ -81,9 +81,10 @@ import Testing
         try server.store.setFlags([.seen], user: "alice", mailbox: "INBOX", uid: 1)
         let seen = try await watcher.value
         #expect(seen.contains(.messageCount(2)))
+        #expect(seen.contains(.arrived(SequenceSet(2))))
         #expect(
             seen.contains { event in
-                if case .flagsChanged(1, 1, let flags, _) = event { return flags.contains(.seen) }
+                if case .flagsChanged(1, let flags, _) = event { return flags.contains(.seen) }
                 return false
             })
         await session.close()

@@ -99,7 +99,7 @@ import Transport
                     try await session.login(.password(user: "alice", password: "secret"))
                     let inbox = try await session.select("INBOX")
                     #expect(inbox.messageCount >= UInt32(count))
-                    let uids = try await session.search([.subject(ByteString("message \(index) end"))])
+                    let uids = try await session.search([.subject(ByteString("message \(index) end"))]).uids
                     #expect(uids == [UInt32(index)])
                     var subjects: [String] = []
                     for try await fetch in session.fetch(SequenceSet(numbers: uids), items: [.envelope]) {

@@ -1,0 +1,101 @@
+import IMAPCore
+
+extension IMAPSession {
+    /// Changes in the selected mailbox as they happen (RFC 2177 IDLE, or NOOP polling every
+    /// `pollInterval` where the server has no IDLE), until the consumer stops (breaks out of its
+    /// loop or is cancelled): then IDLE is ended with DONE.
+    ///
+    /// Events carry UIDs: the session keeps the sequence-to-UID map (from a `UID SEARCH ALL`
+    /// when listening starts, from every FETCH, and from the UIDs of new mail, which it fetches
+    /// when EXISTS grows), or has the server send VANISHED (QRESYNC). Commands issued meanwhile
+    /// interrupt IDLE and it resumes after them. A listener that falls more than
+    /// `eventBufferCapacity` events behind gets `.resyncNeeded` instead of the lost events.
+    public nonisolated func events() -> MailboxEventStream { MailboxEventStream(session: self) }
+
+    /// Makes the sequence-to-UID map complete (without QRESYNC an EXPUNGE names only a sequence
+    /// number).
+    func completeSequenceMap() async throws(IMAPError) {
+        guard let tracker = machine.tracker, !tracker.isMapComplete, !enabled.contains(.qresync) else { return }
+        let esearch = capabilities.contains(.esearch)
+        let outcome = try await run(
+            .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.all]), claim: .search)
+        var uids: [UInt32] = []
+        for response in outcome.untagged {
+            if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
+            if case .search(let numbers, _) = response { uids += numbers }
+        }
+        _ = machine.setAllUIDs(uids.sorted())
+    }
+
+    /// The UIDs of messages that arrived (EXISTS grew): `FETCH n:* (UID FLAGS)` from the first
+    /// sequence number whose UID is unknown.
+    func fetchArrivals() async throws(IMAPError) -> [MailboxEvent] {
+        guard let tracker = machine.tracker, tracker.mailbox.messageCount > 0 else { return [] }
+        let known = tracker.uids.firstIndex(of: 0).map { UInt32($0 + 1) }
+        guard let first = known else { return [] }
+        let previousLargest = tracker.largestKnownUID ?? 0
+        let outcome = try await run(
+            .fetch(SequenceSet([SequenceRange(.number(first), .last)]), [.uid, .flags]),
+            claim: .custom { if case .fetch = $0 { true } else { false } })
+        var arrived: [UInt32] = []
+        var events: [MailboxEvent] = []
+        for case .fetch(let fetch) in outcome.untagged {
+            guard let uid = fetch.uid else { continue }
+            if uid > previousLargest {
+                arrived.append(uid)
+            } else if let flags = fetch.flags {
+                events.append(.flagsChanged(uid: uid, flags: flags, modificationSequence: fetch.modificationSequence))
+            }
+        }
+        if !arrived.isEmpty { events.insert(.arrived(SequenceSet(numbers: arrived)), at: 0) }
+        return events
+    }
+}
+
+/// The events of a session's selected mailbox; see `IMAPSession.events()`.
+public struct MailboxEventStream: AsyncSequence, Sendable {
+    public typealias Element = MailboxEvent
+    public typealias Failure = IMAPError
+
+    let session: IMAPSession
+
+    /// An iterator; each one is a listener of its own.
+    public func makeAsyncIterator() -> Iterator { Iterator(session: session) }
+
+    /// Reads the events in order; dropping it stops listening.
+    public final class Iterator: AsyncIteratorProtocol {
+        private let session: IMAPSession
+        private var pending: [MailboxEvent] = []
+        private var head = 0
+        private var listening = false
+
+        init(session: IMAPSession) { self.session = session }
+
+        deinit {
+            if listening {
+                let session = session
+                Task { await session.removeListener() }
+            }
+        }
+
+        /// The next event; nil when the session was closed by its owner or the task cancelled.
+        public func next() async throws(IMAPError) -> MailboxEvent? {
+            if !listening {
+                listening = true
+                try await session.completeSequenceMap()
+                await session.addListener()
+            }
+            while head >= pending.count {
+                guard let events = try await session.nextEvents() else { return nil }
+                pending = []
+                head = 0
+                for event in events {
+                    pending.append(event)
+                    if case .messageCount = event { pending += try await session.fetchArrivals() }
+                }
+            }
+            head += 1
+            return pending[head - 1]
+        }
+    }
+}

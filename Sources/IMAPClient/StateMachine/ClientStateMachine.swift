@@ -1,0 +1,521 @@
+public import IMAPCore
+
+/// Identifies one command the driver asked the state machine to run.
+typealias CommandID = UInt64
+
+/// The answer to a command: its tagged response and the untagged responses it claimed.
+public struct CommandOutcome: Hashable, Sendable {
+    public var tagged: TaggedResponse
+    public var untagged: [UntaggedResponse]
+}
+
+/// A mailbox a command must act on: if another task selected something else in between, the
+/// command fails with `.mailboxChanged` instead of running against the wrong mailbox.
+public struct MailboxExpectation: Hashable, Sendable {
+    public var name: MailboxName
+    /// The UIDVALIDITY the caller's UIDs belong to, when it knows one.
+    public var uidValidity: UInt32?
+
+    public init(name: MailboxName, uidValidity: UInt32?) {
+        self.name = name
+        self.uidValidity = uidValidity
+    }
+}
+
+/// What the driver asks the state machine to run.
+struct CommandRequest: Sendable {
+    var command: Command
+    var claim: CommandClaim = .nothing
+    /// Claimed FETCH responses are handed over one by one (`.yield`) instead of collected.
+    var streams = false
+    var expectedMailbox: MailboxExpectation?
+    /// Every `+` after the command's own literals goes to the driver as `.challenge` (SASL).
+    var answersChallenges = false
+}
+
+/// The client side of one IMAP connection after the greeting, as a value: tags, the commands
+/// queued and in flight with the pipelining rules of RFC 3501 5.5, where each untagged response
+/// goes, literals, IDLE, capabilities, the selected mailbox and its events.
+///
+/// It does no I/O. The driver (`IMAPSession`) feeds it events (a command to run, a parsed
+/// response, a SASL answer, a closed connection, the clock) and performs the actions it returns,
+/// in order.
+///
+/// ```
+/// var machine = ClientStateMachine(capabilities: [.imap4rev1], isAuthenticated: true)
+/// machine.enqueue(1, CommandRequest(command: .noop), now: now)   // [.write("M1 NOOP\r\n")]
+/// machine.received(.tagged(ok "M1"), now: now)                   // [.succeed(1, ...)]
+/// ```
+struct ClientStateMachine: Sendable {
+    /// What the driver does next.
+    enum Action: Sendable {
+        /// Write these bytes (after every write returned before).
+        case write([UInt8])
+        /// The command ended with OK.
+        case succeed(CommandID, CommandOutcome)
+        /// The command failed (NO, BAD, a closed connection, cancelled, timed out).
+        case fail(CommandID, IMAPError)
+        /// A FETCH response of a streaming command.
+        case yield(CommandID, FetchResponse)
+        /// The server sent `+` to a SASL command: answer with `challengeAnswered`.
+        case challenge(CommandID, ContinuationRequest)
+        /// Mailbox events are waiting in `takeEvents()`.
+        case eventsAvailable
+        /// Close the connection: the session has ended with this error.
+        case closeConnection(IMAPError)
+    }
+
+    /// Where IDLE is (RFC 2177).
+    enum IdlePhase: Hashable, Sendable {
+        case off
+        /// `tag IDLE` sent, waiting for `+`.
+        case starting(tag: String)
+        /// Idling; DONE ends it.
+        case idling(tag: String)
+        /// DONE sent, waiting for the tagged response.
+        case ending(tag: String)
+    }
+
+    private struct Entry: Sendable {
+        let id: CommandID
+        let request: CommandRequest
+        var tag = ""
+        var remaining: [EncodedChunk] = []
+        var collected: [UntaggedResponse] = []
+        var abandoned = false
+        var sentAt: ContinuousClock.Instant?
+        var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
+        var responseClass: ResponseClass? { ResponseClass(request.command) }
+        var isSelect: Bool {
+            switch request.command {
+            case .select, .examine: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Capabilities the session uses (the server's, less those configured away).
+    private(set) var capabilities: Set<Capability>
+    /// Capabilities enabled with ENABLE.
+    private(set) var enabled: Set<Capability> = []
+    private(set) var isAuthenticated: Bool
+    /// The selected mailbox, kept true from every response.
+    private(set) var tracker: MailboxTracker?
+    /// The error that ended the session, once it ended.
+    private(set) var failure: IMAPError?
+    private(set) var idle: IdlePhase = .off
+    /// Whether a listener wants IDLE whenever no command is running.
+    private(set) var idleWanted = false
+    /// Whether the server's IDLE may be used.
+    var canIdle: Bool { capabilities.contains(.idle) }
+
+    private let ignoredCapabilities: Set<Capability>
+    private var queued: [Entry] = []
+    private var inFlight: [Entry] = []
+    /// The command whose next literal waits for `+`; nothing else may be written meanwhile.
+    private var literalWriter: CommandID?
+    private var provisional: MailboxTracker?
+    private var knownUIDValidity: [MailboxName: UInt32] = [:]
+    private var tagCounter = 0
+    private var events: [MailboxEvent] = []
+    private let eventCapacity: Int
+    private var lastActivity: ContinuousClock.Instant?
+    private var byeText: String?
+
+    init(
+        capabilities: Set<Capability>, isAuthenticated: Bool, ignoredCapabilities: Set<Capability> = [],
+        eventCapacity: Int = 5000
+    ) {
+        self.ignoredCapabilities = ignoredCapabilities
+        self.capabilities = capabilities.subtracting(ignoredCapabilities)
+        self.isAuthenticated = isAuthenticated
+        self.eventCapacity = max(eventCapacity, 2)
+    }
+
+    /// Commands queued or in flight (IDLE not counted).
+    var activeCommandCount: Int { queued.count + inFlight.count }
+
+    // MARK: - Events from the driver
+
+    /// Runs `request` when the pipelining rules allow.
+    mutating func enqueue(_ id: CommandID, _ request: CommandRequest, now: ContinuousClock.Instant) -> [Action] {
+        if let failure { return [.fail(id, failure)] }
+        queued.append(Entry(id: id, request: request))
+        var actions: [Action] = []
+        pump(now: now, into: &actions)
+        return actions
+    }
+
+    /// The caller stopped waiting for `id`: a queued command is dropped, a sent one is abandoned
+    /// (its responses are still read, and dropped).
+    mutating func cancel(_ id: CommandID, now: ContinuousClock.Instant) -> [Action] {
+        let error = IMAPError(.cancelled, "the command was cancelled")
+        if let index = queued.firstIndex(where: { $0.id == id }) {
+            queued.remove(at: index)
+            var actions: [Action] = [.fail(id, error)]
+            pump(now: now, into: &actions)
+            return actions
+        }
+        if let index = inFlight.firstIndex(where: { $0.id == id }), !inFlight[index].abandoned {
+            inFlight[index].abandoned = true
+            return [.fail(id, error)]
+        }
+        return []
+    }
+
+    /// The driver's answer to a SASL challenge.
+    mutating func challengeAnswered(_ id: CommandID, _ bytes: [UInt8]) -> [Action] {
+        guard failure == nil, inFlight.contains(where: { $0.id == id }) else { return [] }
+        return [.write(bytes)]
+    }
+
+    /// A listener wants IDLE (or stops wanting it).
+    mutating func setIdleWanted(_ wanted: Bool, now: ContinuousClock.Instant) -> [Action] {
+        idleWanted = wanted
+        var actions: [Action] = []
+        if !wanted, case .idling(let tag) = idle {
+            idle = .ending(tag: tag)
+            actions.append(.write(CommandEncoder.encodeIdleDone()))
+        }
+        pump(now: now, into: &actions)
+        return actions
+    }
+
+    /// IDLE has lasted long enough (RFC 2177: renew before 29 minutes): DONE, then IDLE again.
+    mutating func renewIdle() -> [Action] {
+        guard case .idling(let tag) = idle else { return [] }
+        idle = .ending(tag: tag)
+        return [.write(CommandEncoder.encodeIdleDone())]
+    }
+
+    /// One parsed response from the server.
+    mutating func received(_ response: Response, now: ContinuousClock.Instant) -> [Action] {
+        guard failure == nil else { return [] }
+        lastActivity = now
+        var actions: [Action] = []
+        switch response {
+        case .continuation(let request): continuationReceived(request, now: now, into: &actions)
+        case .tagged(let tagged): taggedReceived(tagged, now: now, into: &actions)
+        case .untagged(let untagged): untaggedReceived(untagged, into: &actions)
+        }
+        return actions
+    }
+
+    /// The connection ended (closed by the server, broken, or a protocol error).
+    mutating func connectionFailed(_ error: IMAPError) -> [Action] {
+        if error.transportCode == .connectionClosed, let byeText {
+            return end(with: IMAPError(.bye, "the server closed the session: \(byeText)", serverText: byeText))
+        }
+        return end(with: error)
+    }
+
+    /// Ends the session: every command fails with `error`, the connection is closed.
+    mutating func end(with error: IMAPError) -> [Action] {
+        guard failure == nil else { return [] }
+        failure = error
+        var actions: [Action] = []
+        for entry in inFlight where !entry.abandoned { actions.append(.fail(entry.id, error)) }
+        for entry in queued { actions.append(.fail(entry.id, error)) }
+        inFlight = []
+        queued = []
+        literalWriter = nil
+        idle = .off
+        actions.append(.eventsAvailable)
+        actions.append(.closeConnection(error))
+        return actions
+    }
+
+    /// The clock: a command that has waited `limit` with nothing arriving ends the session.
+    mutating func tick(now: ContinuousClock.Instant, inactivityLimit: Duration) -> [Action] {
+        guard failure == nil else { return [] }
+        let waiting = inFlight.filter { entry in
+            if case .idle = entry.request.command { return false }
+            return entry.sentAt != nil
+        }
+        var oldest = waiting.compactMap(\.sentAt).min()
+        var name = waiting.first?.request.command.name
+        if oldest == nil, case .starting = idle {
+            oldest = lastActivity
+            name = "IDLE"
+        }
+        if oldest == nil, case .ending = idle {
+            oldest = lastActivity
+            name = "DONE"
+        }
+        guard let oldest, let name else { return [] }
+        let since = max(lastActivity ?? oldest, oldest)
+        guard now - since >= inactivityLimit else { return [] }
+        return end(
+            with: IMAPError(
+                .timeout,
+                "the server did not answer \(name) for \(inactivityLimit.spokenSeconds); the session was closed, try again later"
+            ))
+    }
+
+    /// Takes the buffered mailbox events, oldest first.
+    mutating func takeEvents() -> [MailboxEvent] {
+        defer { events = [] }
+        return events
+    }
+
+    /// Updates the sequence-to-UID map from a `UID SEARCH ALL` answered while nothing else ran.
+    mutating func setAllUIDs(_ ascending: [UInt32]) -> Bool {
+        tracker?.setAllUIDs(ascending) ?? false
+    }
+
+    /// Forgets the UIDVALIDITY remembered for mailboxes (a new connection starts from the
+    /// caller's cache instead).
+    mutating func rememberUIDValidity(_ value: UInt32, for mailbox: MailboxName) {
+        knownUIDValidity[mailbox] = value
+    }
+
+    // MARK: - Sending
+
+    /// Releases every queued command the rules allow, in order; starts or ends IDLE.
+    private mutating func pump(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard failure == nil else { return }
+        switch idle {
+        case .idling(let tag):
+            if !queued.isEmpty {
+                idle = .ending(tag: tag)
+                actions.append(.write(CommandEncoder.encodeIdleDone()))
+            }
+            return
+        case .starting, .ending: return
+        case .off: break
+        }
+        var index = 0
+        var blockedExclusive = false
+        var blockedClasses: Set<ResponseClass> = []
+        var blockedAny = false
+        while index < queued.count, literalWriter == nil {
+            let entry = queued[index]
+            let exclusiveInFlight = inFlight.contains { $0.isExclusive }
+            let classBusy = entry.responseClass.map { responseClass in
+                blockedClasses.contains(responseClass) || inFlight.contains { $0.responseClass == responseClass }
+            }
+            let mayGo: Bool
+            if blockedExclusive || exclusiveInFlight {
+                mayGo = false
+            } else if entry.isExclusive {
+                mayGo = inFlight.isEmpty && !blockedAny
+            } else {
+                mayGo = classBusy != true
+            }
+            guard mayGo else {
+                blockedAny = true
+                if entry.isExclusive { blockedExclusive = true }
+                if let responseClass = entry.responseClass { blockedClasses.insert(responseClass) }
+                index += 1
+                continue
+            }
+            queued.remove(at: index)
+            release(entry, now: now, into: &actions)
+        }
+        if queued.isEmpty && inFlight.isEmpty && literalWriter == nil && idleWanted && canIdle {
+            tagCounter += 1
+            let tag = "M\(tagCounter)"
+            idle = .starting(tag: tag)
+            actions.append(.write(Array("\(tag) IDLE\r\n".utf8)))
+        }
+    }
+
+    private mutating func release(_ entry: Entry, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        var entry = entry
+        if let expected = entry.request.expectedMailbox {
+            let selected = tracker?.mailbox
+            if selected?.name != expected.name
+                || (expected.uidValidity != nil && selected?.uidValidity != expected.uidValidity)
+            {
+                actions.append(
+                    .fail(
+                        entry.id,
+                        IMAPError(
+                            .mailboxChanged,
+                            "\(expected.name) is no longer the selected mailbox (another task selected \(selected.map { "\($0.name)" } ?? "nothing")); select it again"
+                        )))
+                return
+            }
+        }
+        tagCounter += 1
+        entry.tag = "M\(tagCounter)"
+        entry.sentAt = now
+        if entry.isSelect {
+            var mailbox: SelectedMailbox
+            switch entry.request.command {
+            case .examine(let name, _): mailbox = SelectedMailbox(name: name, isReadOnly: true)
+            case .select(let name, _): mailbox = SelectedMailbox(name: name, isReadOnly: false)
+            default: mailbox = SelectedMailbox(name: "", isReadOnly: false)
+            }
+            if capabilities.contains(.condstore) || enabled.contains(.condstore) {
+                mailbox.highestModificationSequence = 0
+            }
+            provisional = MailboxTracker(mailbox)
+        }
+        let options = EncodingOptions.client(capabilities: capabilities, utf8Enabled: enabled.contains(.utf8Accept))
+        var chunks = CommandEncoder.encode(
+            TaggedCommand(tag: entry.tag, command: entry.request.command), options: options)
+        let first = chunks.removeFirst()
+        actions.append(.write(first.bytes))
+        if first.waitsForContinuation {
+            literalWriter = entry.id
+            entry.remaining = chunks
+        }
+        inFlight.append(entry)
+    }
+
+    private mutating func continuationReceived(
+        _ request: ContinuationRequest, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        if let writer = literalWriter, let index = inFlight.firstIndex(where: { $0.id == writer }) {
+            let next = inFlight[index].remaining.removeFirst()
+            actions.append(.write(next.bytes))
+            if !next.waitsForContinuation {
+                literalWriter = nil
+                pump(now: now, into: &actions)
+            }
+            return
+        }
+        if case .starting(let tag) = idle {
+            idle = .idling(tag: tag)
+            if !queued.isEmpty || !idleWanted {
+                idle = .ending(tag: tag)
+                actions.append(.write(CommandEncoder.encodeIdleDone()))
+            }
+            return
+        }
+        if let entry = inFlight.last(where: { $0.request.answersChallenges }) {
+            actions.append(.challenge(entry.id, request))
+            return
+        }
+        // A `+` nobody asked for: ignore it (RFC 3501 7.5 allows only the expected ones).
+    }
+
+    private mutating func taggedReceived(
+        _ tagged: TaggedResponse, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        if tagged.status == .ok, case .capability(let list)? = tagged.text.code { setCapabilities(Set(list)) }
+        switch idle {
+        case .starting(let tag) where tag == tagged.tag, .idling(let tag) where tag == tagged.tag,
+            .ending(let tag) where tag == tagged.tag:
+            idle = .off
+            if tagged.status != .ok {
+                // A server that refuses IDLE is polled with NOOP from now on.
+                capabilities.remove(.idle)
+            }
+            pump(now: now, into: &actions)
+            return
+        default: break
+        }
+        guard let index = inFlight.firstIndex(where: { $0.tag == tagged.tag }) else { return }
+        let entry = inFlight.remove(at: index)
+        if literalWriter == entry.id { literalWriter = nil }
+        if entry.isSelect { finishSelect(tagged, into: &actions) }
+        if tagged.status == .ok { afterSuccess(of: entry.request.command, tagged) }
+        if !entry.abandoned {
+            do throws(IMAPError) {
+                try Self.check(tagged, command: entry.request.command)
+                actions.append(.succeed(entry.id, CommandOutcome(tagged: tagged, untagged: entry.collected)))
+            } catch {
+                actions.append(.fail(entry.id, error))
+            }
+        }
+        pump(now: now, into: &actions)
+    }
+
+    private mutating func finishSelect(_ tagged: TaggedResponse, into actions: inout [Action]) {
+        guard tagged.status == .ok, var selected = provisional else {
+            // RFC 3501 6.3.1: a failed SELECT leaves no mailbox selected.
+            tracker = nil
+            provisional = nil
+            return
+        }
+        provisional = nil
+        selected.applyCode(tagged.text.code)
+        let name = selected.mailbox.name
+        if let value = selected.mailbox.uidValidity {
+            if let old = knownUIDValidity[name], old != value {
+                push(.uidValidityChanged(mailbox: name, old: old, new: value), into: &actions)
+            }
+            knownUIDValidity[name] = value
+        }
+        tracker = selected
+    }
+
+    private mutating func afterSuccess(of command: Command, _ tagged: TaggedResponse) {
+        switch command {
+        case .login, .authenticate: isAuthenticated = true
+        case .close, .unselect: tracker = nil
+        default: break
+        }
+        tracker?.applyCode(tagged.text.code)
+    }
+
+    private mutating func untaggedReceived(_ response: UntaggedResponse, into actions: inout [Action]) {
+        switch response {
+        case .capability(let list): setCapabilities(Set(list))
+        case .enabled(let list): enabled.formUnion(list)
+        case .condition(.bye, let text): byeText = text.text.string
+        default: break
+        }
+        if provisional != nil, let index = inFlight.firstIndex(where: { $0.isSelect }) {
+            _ = provisional?.apply(response, qresync: enabled.contains(.qresync))
+            inFlight[index].collected.append(response)
+            return
+        }
+        for index in inFlight.indices where inFlight[index].request.claim.claims(response, tag: inFlight[index].tag) {
+            if case .fetch(let fetch) = response, let uid = fetch.uid {
+                tracker?.record(uid: uid, at: fetch.sequenceNumber)
+            }
+            if inFlight[index].abandoned { return }
+            if inFlight[index].request.streams, case .fetch(let fetch) = response {
+                actions.append(.yield(inFlight[index].id, fetch))
+            } else {
+                inFlight[index].collected.append(response)
+            }
+            return
+        }
+        guard tracker != nil else {
+            if case .condition(.no, let text) = response { push(.alert(text.text.string), into: &actions) }
+            if case .condition(.ok, let text) = response, case .alert? = text.code {
+                push(.alert(text.text.string), into: &actions)
+            }
+            return
+        }
+        for event in tracker!.apply(response, qresync: enabled.contains(.qresync)) {
+            push(event, into: &actions)
+        }
+    }
+
+    private mutating func push(_ event: MailboxEvent, into actions: inout [Action]) {
+        if events.count >= eventCapacity {
+            // Nobody took them in time: what was missed can only be recovered by a resync.
+            events = [.resyncNeeded]
+        }
+        events.append(event)
+        actions.append(.eventsAvailable)
+    }
+
+    private mutating func setCapabilities(_ list: Set<Capability>) {
+        capabilities = list.subtracting(ignoredCapabilities)
+    }
+
+    /// Turns NO and BAD into errors.
+    static func check(_ tagged: TaggedResponse, command: Command) throws(IMAPError) {
+        let text = tagged.text.text.string
+        switch tagged.status {
+        case .ok: return
+        case .no:
+            var code = IMAPError.Code.no
+            if case .authenticationFailed? = tagged.text.code { code = .authentication }
+            if case .login = command { code = .authentication }
+            if case .authenticate = command { code = .authentication }
+            throw IMAPError(
+                code, "the server refused \(command.name): \(text)", serverText: text, responseCode: tagged.text.code)
+        case .bad:
+            throw IMAPError(
+                .bad, "the server did not accept \(command.name): \(text)", serverText: text,
+                responseCode: tagged.text.code)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import IMAPCore
+
+/// The selected mailbox as the server has described it, kept true from every response: counts,
+/// UIDVALIDITY, HIGHESTMODSEQ, and the map from sequence numbers to UIDs, so that an EXPUNGE
+/// (which names only a sequence number) can be reported by UID.
+///
+/// It does no I/O; `ClientStateMachine` feeds it responses and collects the events it returns.
+struct MailboxTracker: Sendable {
+    /// What callers see.
+    private(set) var mailbox: SelectedMailbox
+    /// `uids[n - 1]` is the UID of sequence number n, or 0 while it is not known.
+    private(set) var uids: [UInt32] = []
+    /// How many entries of `uids` are still 0.
+    private(set) var unknownCount = 0
+
+    init(_ mailbox: SelectedMailbox) { self.mailbox = mailbox }
+
+    /// Whether every sequence number's UID is known.
+    var isMapComplete: Bool { unknownCount == 0 && uids.count == Int(mailbox.messageCount) }
+
+    /// The UID of sequence number `number`, when known.
+    func uid(atSequenceNumber number: UInt32) -> UInt32? {
+        guard number >= 1, Int(number) <= uids.count else { return nil }
+        let uid = uids[Int(number) - 1]
+        return uid == 0 ? nil : uid
+    }
+
+    /// The largest UID the map knows.
+    var largestKnownUID: UInt32? { uids.last { $0 != 0 } }
+
+    /// Sets the whole map from the mailbox's UIDs in ascending order (`UID SEARCH ALL`): they
+    /// are the sequence numbers' UIDs exactly when their count is the message count.
+    mutating func setAllUIDs(_ ascending: [UInt32]) -> Bool {
+        guard ascending.count == Int(mailbox.messageCount) else { return false }
+        uids = ascending
+        unknownCount = 0
+        return true
+    }
+
+    /// Applies one untagged response; returns the events it means for a listener.
+    mutating func apply(_ response: UntaggedResponse, qresync: Bool) -> [MailboxEvent] {
+        switch response {
+        case .exists(let count):
+            let old = mailbox.messageCount
+            mailbox.messageCount = count
+            resize(to: Int(count))
+            return count == old ? [] : [.messageCount(count)]
+        case .recent(let count):
+            mailbox.recentCount = count
+            return []
+        case .expunge(let number):
+            guard number >= 1, Int(number) <= uids.count else { return [.resyncNeeded] }
+            let uid = uids.remove(at: Int(number) - 1)
+            if mailbox.messageCount > 0 { mailbox.messageCount -= 1 }
+            guard uid != 0 else {
+                unknownCount -= 1
+                return [.resyncNeeded]
+            }
+            return [.expunged(SequenceSet(uid))]
+        case .vanished(let earlier, let set):
+            if !earlier { removeUIDs(set) }
+            return [.expunged(set)]
+        case .flags(let flags):
+            mailbox.flags = flags
+            return []
+        case .fetch(let fetch):
+            var uid = fetch.uid
+            if let known = uid {
+                record(uid: known, at: fetch.sequenceNumber)
+            } else {
+                uid = self.uid(atSequenceNumber: fetch.sequenceNumber)
+            }
+            if let value = fetch.modificationSequence,
+                value > (mailbox.highestModificationSequence ?? 0), mailbox.highestModificationSequence != nil
+            {
+                mailbox.highestModificationSequence = value
+            }
+            guard let flags = fetch.flags else { return [] }
+            guard let uid else { return [.resyncNeeded] }
+            return [.flagsChanged(uid: uid, flags: flags, modificationSequence: fetch.modificationSequence)]
+        case .condition(let status, let text):
+            applyCode(text.code)
+            switch status {
+            case .ok: if case .alert? = text.code { return [.alert(text.text.string)] }
+            case .no: return [.alert(text.text.string)]
+            case .bad, .bye, .preauth: break
+            }
+            return []
+        case .capability, .enabled, .list, .lsub, .mailboxStatus, .search, .extendedSearch, .sort, .namespace, .id,
+            .unknown:
+            return []
+        }
+    }
+
+    /// Applies a response code (from an untagged OK or a tagged response).
+    mutating func applyCode(_ code: ResponseCode?) {
+        switch code {
+        case .permanentFlags(let flags)?: mailbox.permanentFlags = flags
+        case .uidValidity(let value)?: mailbox.uidValidity = value
+        case .uidNext(let value)?: mailbox.uidNext = value
+        case .unseen(let value)?: mailbox.firstUnseen = value
+        case .highestModificationSequence(let value)?: mailbox.highestModificationSequence = value
+        case .noModificationSequence?: mailbox.highestModificationSequence = nil
+        case .readOnly?: mailbox.isReadOnly = true
+        case .readWrite?: mailbox.isReadOnly = false
+        default: break
+        }
+    }
+
+    /// Records that sequence number `number` is `uid` (from a FETCH that carries both).
+    mutating func record(uid: UInt32, at number: UInt32) {
+        guard number >= 1 else { return }
+        if Int(number) > uids.count { resize(to: Int(number)) }
+        if uids[Int(number) - 1] == 0 { unknownCount -= 1 }
+        uids[Int(number) - 1] = uid
+        if let next = mailbox.uidNext, uid >= next { mailbox.uidNext = uid + 1 }
+    }
+
+    private mutating func resize(to count: Int) {
+        if count > uids.count {
+            unknownCount += count - uids.count
+            uids.append(contentsOf: repeatElement(0, count: count - uids.count))
+        } else if count < uids.count {
+            unknownCount -= uids[count...].lazy.filter { $0 == 0 }.count
+            uids.removeLast(uids.count - count)
+        }
+    }
+
+    private mutating func removeUIDs(_ set: SequenceSet) {
+        var removed = 0
+        uids.removeAll { uid in
+            guard uid != 0, set.contains(uid) else { return false }
+            removed += 1
+            return true
+        }
+        mailbox.messageCount = mailbox.messageCount >= UInt32(removed) ? mailbox.messageCount - UInt32(removed) : 0
+    }
+}
