@@ -1,4 +1,5 @@
 public import IMAPCore
+import Synchronization
 import Transport
 
 /// An IMAP session: one connection, async/await commands, pipelined where RFC 3501 5.5 allows.
@@ -37,6 +38,8 @@ public actor IMAPSession {
     private let writeStream: AsyncStream<[UInt8]>
     private var started = false
     private var closedByOwner = false
+    /// Set once the session has ended, readable without a suspension.
+    let connectionEnded = Atomic<Bool>(false)
 
     init(
         configuration: IMAPConfiguration, connection: NetworkConnection, parser: ResponseParser,
@@ -187,6 +190,7 @@ public actor IMAPSession {
                 eventWaiter?.resume()
                 eventWaiter = nil
             case .closeConnection(let error):
+                connectionEnded.store(true, ordering: .relaxed)
                 logger.info("session ended: \(error.message)")
                 for sink in sinks.values { sink.finish(throwing: error) }
                 writes.finish()

@@ -1,0 +1,468 @@
+public import IMAPCore
+import Synchronization
+
+/// A long-lived connection to one mailbox of one account, over `IMAPSession`s: when the
+/// connection drops it reconnects (capped, jittered exponential backoff), logs in again,
+/// re-selects the mailbox and resynchronises it, and tells its owner what changed.
+///
+/// ```swift
+/// let inbox = MailboxConnection(configuration: configuration, credentials: .password(user: u, password: p),
+///                               mailbox: "INBOX")
+/// let selected = try await inbox.open()
+/// let found = try await inbox.search([.unseen])                    // retried once after a reconnect
+/// try await inbox.store(SequenceSet(numbers: found.uids.prefix(3)), .add, [.flagged])
+/// for await change in inbox.changes() { ... }                     // mailbox events and reconnects
+/// ```
+/// Every call names this connection's mailbox, so another task's SELECT can never redirect it.
+/// Idempotent calls (SEARCH, SORT, FETCH, NOOP) are retried once after a reconnect. A STORE
+/// whose outcome is unknown (the connection broke before its answer) is never blindly sent
+/// again: the flags are read back first, and only what is still missing is applied.
+public actor MailboxConnection {
+    /// How reconnecting behaves.
+    public struct ReconnectPolicy: Sendable {
+        /// The first wait before reconnecting.
+        public var initialDelay: Duration
+        /// The longest wait between two attempts.
+        public var maximumDelay: Duration
+        /// How many attempts in a row before giving up (the error goes to the caller).
+        public var maximumAttempts: Int
+        /// Seeds the jitter, for tests that replay; nil = a random seed.
+        public var jitterSeed: UInt64?
+
+        public init(
+            initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
+            maximumAttempts: Int = 8, jitterSeed: UInt64? = nil
+        ) {
+            self.initialDelay = initialDelay
+            self.maximumDelay = maximumDelay
+            self.maximumAttempts = maximumAttempts
+            self.jitterSeed = jitterSeed
+        }
+
+        /// The wait before attempt `attempt` (0-based): `initialDelay * 2^attempt`, capped, then
+        /// scaled by a jitter factor in [0.5, 1).
+        func delay(attempt: Int, jitter: Double) -> Duration {
+            let exponent = min(attempt, 30)
+            let base = initialDelay * (1 << exponent)
+            let capped = base > maximumDelay ? maximumDelay : base
+            return capped * (0.5 + 0.5 * jitter)
+        }
+    }
+
+    /// What changed on the server while the connection was away.
+    public struct Resynchronization: Hashable, Sendable {
+        /// The mailbox was re-created: every cached UID is void (reload everything).
+        public var uidValidityChanged: Bool
+        /// UIDs removed meanwhile, when the connection could tell (QRESYNC, or a complete UID map).
+        public var expunged: SequenceSet?
+        /// Messages whose flags changed meanwhile (QRESYNC or CONDSTORE), by UID.
+        public var flags: [UInt32: [Flag]]
+        /// Whether the owner must reload: the connection could not tell exactly what changed.
+        public var needsReload: Bool
+        /// The mailbox as selected on the new connection.
+        public var mailbox: SelectedMailbox
+    }
+
+    /// What the owner hears.
+    public enum Change: Hashable, Sendable {
+        /// Something happened in the mailbox (see `MailboxEvent`).
+        case mailbox(MailboxEvent)
+        /// The connection broke; reconnecting (attempt number, what happened).
+        case reconnecting(attempt: Int, reason: IMAPError)
+        /// Connected again and resynchronised.
+        case reconnected(Resynchronization)
+        /// Reconnecting failed for good; calls will throw this error.
+        case failed(IMAPError)
+    }
+
+    public let configuration: IMAPConfiguration
+    public let mailbox: MailboxName
+    private let credentials: Credentials
+    private let policy: ReconnectPolicy
+    private var session: IMAPSession?
+    private var selected: SelectedMailbox?
+    private var known: KnownMailboxState?
+    private var lastUIDs: [UInt32]?
+    private var reconnecting: Task<IMAPSession, any Error>?
+    private var watchers: [UInt64: AsyncStream<Change>.Continuation] = [:]
+    private var nextWatcher: UInt64 = 0
+    private var listener: Task<Void, Never>?
+    private var random: SplitMix
+    private var closed = false
+    /// How many times the connection was re-established (for tests and diagnostics).
+    public private(set) var reconnectCount = 0
+
+    public init(
+        configuration: IMAPConfiguration, credentials: Credentials, mailbox: MailboxName = "INBOX",
+        policy: ReconnectPolicy = ReconnectPolicy(), known: KnownMailboxState? = nil
+    ) {
+        self.configuration = configuration
+        self.credentials = credentials
+        self.mailbox = mailbox
+        self.policy = policy
+        self.known = known
+        self.random = SplitMix(seed: policy.jitterSeed ?? UInt64.random(in: 0...UInt64.max))
+    }
+
+    deinit {
+        listener?.cancel()
+        reconnecting?.cancel()
+        for watcher in watchers.values { watcher.finish() }
+    }
+
+    /// Connects, logs in and selects the mailbox. With a `known` state from a previous run, a
+    /// changed UIDVALIDITY is reported as `.reconnected` with `uidValidityChanged`.
+    @discardableResult
+    public func open() async throws(IMAPError) -> SelectedMailbox {
+        if let selected, session?.isUsable ?? false { return selected }
+        let session = try await establish(reporting: known != nil)
+        self.session = session
+        return selected ?? SelectedMailbox(name: mailbox, isReadOnly: false)
+    }
+
+    /// The mailbox as last selected.
+    public var selectedMailbox: SelectedMailbox? { selected }
+
+    /// The capabilities of the current session.
+    public var capabilities: Set<Capability> {
+        get async { await session?.capabilities ?? [] }
+    }
+
+    /// The session in use (connecting first when needed), for calls this type does not wrap.
+    /// Its mailbox may change under you after a reconnect: prefer the wrapped calls.
+    public func currentSession() async throws(IMAPError) -> IMAPSession { try await liveSession() }
+
+    // MARK: - Calls
+
+    /// UID SEARCH/SORT of this mailbox, newest first; retried once after a reconnect.
+    public func search(_ keys: [SearchKey]) async throws(IMAPError) -> SearchResult {
+        try await idempotent { session, expectation throws(IMAPError) in
+            try await session.search(keys, in: expectation)
+        }
+    }
+
+    /// UID FETCH of `items` for `uids`, collected; retried once after a reconnect.
+    public func fetch(_ uids: SequenceSet, items: [FetchAttribute]) async throws(IMAPError) -> [FetchResponse] {
+        try await idempotent { session, expectation throws(IMAPError) in
+            var messages: [FetchResponse] = []
+            for try await message in session.fetch(uids, items: items, in: expectation) { messages.append(message) }
+            return messages
+        }
+    }
+
+    /// Summaries (see `IMAPSession.fetchSummaries`) for `uids`, collected; retried once.
+    public func summaries(_ uids: SequenceSet, previews: Bool = true) async throws(IMAPError) -> [MessageSummary] {
+        try await idempotent { session, _ throws(IMAPError) in
+            var summaries: [MessageSummary] = []
+            for try await summary in session.fetchSummaries(uids, previews: previews) { summaries.append(summary) }
+            return summaries
+        }
+    }
+
+    /// NOOP; retried once after a reconnect.
+    public func noop() async throws(IMAPError) {
+        try await idempotent { session, _ throws(IMAPError) in try await session.noop() }
+    }
+
+    /// UID STORE. If the connection breaks before the answer, the outcome is unknown: after
+    /// reconnecting, the flags are read back and only what is still missing is applied, so a
+    /// change is never lost and never applied twice.
+    @discardableResult
+    public func store(
+        _ uids: SequenceSet, _ operation: StoreFlags.Operation, _ flags: [Flag], silent: Bool = true,
+        unchangedSince: UInt64? = nil
+    ) async throws(IMAPError) -> StoreResult {
+        let session = try await liveSession()
+        do {
+            return try await session.store(
+                uids, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
+        } catch where Self.isConnectionLoss(error) {
+            let fresh = try await reconnect(after: error)
+            var missing: [UInt32] = []
+            for try await message in fresh.fetch(uids, items: [.uid, .flags], in: expectation()) {
+                guard let uid = message.uid, let current = message.flags else { continue }
+                if !Self.isApplied(operation, flags, to: current) { missing.append(uid) }
+            }
+            guard !missing.isEmpty else { return StoreResult(refused: nil, flags: [:]) }
+            return try await fresh.store(
+                SequenceSet(numbers: missing), operation, flags, silent: silent, unchangedSince: unchangedSince,
+                in: expectation())
+        }
+    }
+
+    /// Mailbox events and reconnections, as they happen, until the connection is closed.
+    public func changes() -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        nextWatcher += 1
+        let id = nextWatcher
+        watchers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.removeWatcher(id) } }
+        startListening()
+        return stream
+    }
+
+    /// Logs out and ends every task; later calls fail with `.cancelled`.
+    public func close() async {
+        closed = true
+        listener?.cancel()
+        listener = nil
+        reconnecting?.cancel()
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+        await session?.logout()
+        session = nil
+    }
+
+    // MARK: - Reconnecting
+
+    private func removeWatcher(_ id: UInt64) {
+        watchers[id] = nil
+        if watchers.isEmpty {
+            listener?.cancel()
+            listener = nil
+        }
+    }
+
+    private func broadcast(_ change: Change) {
+        for watcher in watchers.values { watcher.yield(change) }
+    }
+
+    private func expectation() -> MailboxExpectation {
+        MailboxExpectation(name: mailbox, uidValidity: selected?.uidValidity)
+    }
+
+    private func idempotent<T: Sendable>(
+        _ call: (IMAPSession, MailboxExpectation) async throws(IMAPError) -> T
+    ) async throws(IMAPError) -> T {
+        let session = try await liveSession()
+        do {
+            return try await call(session, expectation())
+        } catch where Self.isConnectionLoss(error) {
+            let fresh = try await reconnect(after: error)
+            return try await call(fresh, expectation())
+        }
+    }
+
+    private func liveSession() async throws(IMAPError) -> IMAPSession {
+        if closed { throw IMAPError(.cancelled, "the connection was closed") }
+        if let session, session.isUsable { return session }
+        if let session, let failure = await session.failure, Self.isConnectionLoss(failure) {
+            return try await reconnect(after: failure)
+        }
+        if session == nil {
+            let session = try await establish(reporting: false)
+            self.session = session
+            return session
+        }
+        return try await reconnect(after: IMAPError(.connection, "the connection was lost"))
+    }
+
+    /// Reconnects once for everyone waiting (concurrent callers share one attempt).
+    private func reconnect(after error: IMAPError) async throws(IMAPError) -> IMAPSession {
+        if closed { throw IMAPError(.cancelled, "the connection was closed") }
+        if let session, session.isUsable, await session.failure == nil { return session }
+        let task: Task<IMAPSession, any Error>
+        if let reconnecting {
+            task = reconnecting
+        } else {
+            if let old = session { lastUIDs = await old.completeUIDMap() }
+            session = nil
+            task = Task { try await self.reconnectLoop(after: error) }
+            reconnecting = task
+        }
+        do {
+            let session = try await task.value
+            return session
+        } catch let error as IMAPError {
+            throw error
+        } catch {
+            throw IMAPError(.cancelled, "reconnecting was cancelled")
+        }
+    }
+
+    private func reconnectLoop(after error: IMAPError) async throws(IMAPError) -> IMAPSession {
+        defer { reconnecting = nil }
+        var lastError = error
+        for attempt in 0..<max(policy.maximumAttempts, 1) {
+            broadcast(.reconnecting(attempt: attempt + 1, reason: lastError))
+            let delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
+            configuration.logger.info("reconnecting in \(delay.spokenSeconds) (attempt \(attempt + 1))")
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw IMAPError(.cancelled, "reconnecting was cancelled")
+            }
+            if closed { throw IMAPError(.cancelled, "the connection was closed") }
+            do {
+                let session = try await establish(reporting: true)
+                self.session = session
+                reconnectCount += 1
+                if !watchers.isEmpty { restartListening() }
+                return session
+            } catch where error.code == .authentication || error.code == .insecure || error.code == .tls {
+                // Retrying cannot fix a refused login or an untrusted certificate.
+                broadcast(.failed(error))
+                throw error
+            } catch {
+                lastError = error
+            }
+        }
+        let failure = IMAPError(
+            lastError.code,
+            "could not reconnect to \(configuration.host) after \(policy.maximumAttempts) attempts: \(lastError.message)",
+            serverText: lastError.serverText, responseCode: lastError.responseCode,
+            transportCode: lastError.transportCode)
+        broadcast(.failed(failure))
+        throw failure
+    }
+
+    /// Connects, logs in, selects with resynchronisation, and (when `reporting`) tells the
+    /// watchers what changed.
+    private func establish(reporting: Bool) async throws(IMAPError) -> IMAPSession {
+        let session = try await IMAPSession.connect(configuration)
+        do {
+            try await session.login(credentials)
+            let (mailbox, changes) = try await session.select(self.mailbox, resynchronizing: known)
+            var report = Resynchronization(
+                uidValidityChanged: false, expunged: nil, flags: [:], needsReload: false, mailbox: mailbox)
+            if let known, let validity = mailbox.uidValidity, validity != known.uidValidity {
+                report.uidValidityChanged = true
+                report.needsReload = true
+                lastUIDs = nil
+            } else if let known {
+                try await resynchronize(session, known: known, changes: changes, into: &report)
+            }
+            selected = mailbox
+            if let validity = mailbox.uidValidity {
+                known = KnownMailboxState(
+                    uidValidity: validity, highestModificationSequence: mailbox.highestModificationSequence)
+            }
+            if reporting { broadcast(.reconnected(report)) }
+            return session
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    private func resynchronize(
+        _ session: IMAPSession, known: KnownMailboxState, changes: [UntaggedResponse],
+        into report: inout Resynchronization
+    ) async throws(IMAPError) {
+        if await session.enabled.contains(.qresync), known.highestModificationSequence != nil {
+            var expunged: [UInt32] = []
+            for change in changes {
+                switch change {
+                case .vanished(_, let set): expunged += set.numbers ?? []
+                case .fetch(let fetch):
+                    if let uid = fetch.uid, let flags = fetch.flags { report.flags[uid] = flags }
+                default: break
+                }
+            }
+            report.expunged = SequenceSet(numbers: expunged)
+            return
+        }
+        if let modseq = known.highestModificationSequence, modseq > 0,
+            await session.capabilities.contains(.condstore)
+        {
+            for try await message in session.fetch(.all, items: [.uid, .flags], changedSince: modseq) {
+                if let uid = message.uid, let flags = message.flags { report.flags[uid] = flags }
+            }
+        } else {
+            report.needsReload = true
+        }
+        if let before = lastUIDs {
+            let now = Set(try await session.search([.all]).uids)
+            report.expunged = SequenceSet(numbers: before.filter { !now.contains($0) })
+        } else {
+            report.needsReload = true
+        }
+    }
+
+    // MARK: - Listening
+
+    private func startListening() {
+        guard listener == nil else { return }
+        restartListening()
+    }
+
+    private func restartListening() {
+        listener?.cancel()
+        listener = Task { await self.listen() }
+    }
+
+    private func listen() async {
+        while !Task.isCancelled && !closed {
+            let session: IMAPSession
+            do {
+                session = try await liveSession()
+            } catch {
+                return
+            }
+            do {
+                for try await event in session.events() {
+                    if Task.isCancelled { return }
+                    broadcast(.mailbox(event))
+                }
+                return
+            } catch where Self.isConnectionLoss(error) {
+                if Task.isCancelled { return }
+                do {
+                    _ = try await reconnect(after: error)
+                } catch {
+                    return
+                }
+                // reconnect restarted listening in a new task.
+                return
+            } catch {
+                broadcast(.failed(error))
+                return
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func isConnectionLoss(_ error: IMAPError) -> Bool {
+        [.connection, .timeout, .bye, .protocolViolation].contains(error.code)
+    }
+
+    static func isApplied(_ operation: StoreFlags.Operation, _ flags: [Flag], to current: [Flag]) -> Bool {
+        let have = Set(current.map { $0.description.lowercased() })
+        let wanted = flags.map { $0.description.lowercased() }
+        switch operation {
+        case .add: return wanted.allSatisfy(have.contains)
+        case .remove: return wanted.allSatisfy { !have.contains($0) }
+        case .replace: return Set(wanted) == have.subtracting(["\\recent"])
+        }
+    }
+}
+
+extension IMAPSession {
+    /// Whether the session can still run commands (checked without a suspension).
+    nonisolated var isUsable: Bool { !connectionEnded.load(ordering: .relaxed) }
+
+    /// The mailbox's UIDs in ascending order, when the session's map is complete.
+    func completeUIDMap() -> [UInt32]? {
+        guard let tracker = machine.tracker, tracker.isMapComplete else { return nil }
+        return tracker.uids
+    }
+}
+
+/// A small deterministic random generator (SplitMix64) for jitter that tests can replay.
+struct SplitMix: Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    /// A number in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
