@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "IMAPClientTests",
-            dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME", "TestSupport"],
+            dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME", "TestSupport", "MockIMAPServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(

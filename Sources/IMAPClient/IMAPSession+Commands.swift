@@ -316,6 +316,7 @@ extension IMAPSession {
     ) async throws(IMAPError) -> StoreResult {
         var refused: [UInt32] = []
         var newFlags: [UInt32: [Flag]] = [:]
+        var modificationSequences: [UInt32: UInt64] = [:]
         let commands = Command.uidStore(
             uids, unchangedSince: unchangedSince, StoreFlags(operation, silent: silent, flags: flags)
         )
@@ -324,11 +325,15 @@ extension IMAPSession {
             guard case .uidStore(let set, _, _) = command else { continue }
             let result = try await run(command, claim: .store(set), expecting: mailbox)
             for case .fetch(let fetch) in result.untagged {
-                if let uid = fetch.uid, let flags = fetch.flags { newFlags[uid] = flags }
+                guard let uid = fetch.uid else { continue }
+                if let flags = fetch.flags { newFlags[uid] = flags }
+                if let modseq = fetch.modificationSequence { modificationSequences[uid] = modseq }
             }
             if case .modified(let set)? = result.tagged.text.code { refused += set.numbers ?? [] }
         }
-        return StoreResult(refused: refused.isEmpty ? nil : SequenceSet(numbers: refused), flags: newFlags)
+        return StoreResult(
+            refused: refused.isEmpty ? nil : SequenceSet(numbers: refused), flags: newFlags,
+            modificationSequences: modificationSequences)
     }
 
     // MARK: - Session

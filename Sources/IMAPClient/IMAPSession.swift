@@ -19,7 +19,7 @@ import Transport
 /// run off the reader's wake-ups, so no task sleeps past the session.
 public actor IMAPSession {
     /// The configuration the session was made with.
-    public let configuration: IMAPConfiguration
+    public nonisolated let configuration: IMAPConfiguration
 
     let connection: NetworkConnection
     let logger: Logger

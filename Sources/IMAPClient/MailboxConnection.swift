@@ -176,7 +176,7 @@ public actor MailboxConnection {
         do {
             return try await session.store(
                 uids, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
-        } catch where Self.isConnectionLoss(error) {
+        } catch  where Self.isConnectionLoss(error) {
             let fresh = try await reconnect(after: error)
             var missing: [UInt32] = []
             for try await message in fresh.fetch(uids, items: [.uid, .flags], in: expectation()) {
@@ -237,7 +237,7 @@ public actor MailboxConnection {
         let session = try await liveSession()
         do {
             return try await call(session, expectation())
-        } catch where Self.isConnectionLoss(error) {
+        } catch  where Self.isConnectionLoss(error) {
             let fresh = try await reconnect(after: error)
             return try await call(fresh, expectation())
         }
@@ -299,7 +299,7 @@ public actor MailboxConnection {
                 reconnectCount += 1
                 if !watchers.isEmpty { restartListening() }
                 return session
-            } catch where error.code == .authentication || error.code == .insecure || error.code == .tls {
+            } catch  where error.code == .authentication || error.code == .insecure || error.code == .tls {
                 // Retrying cannot fix a refused login or an untrusted certificate.
                 broadcast(.failed(error))
                 throw error
@@ -405,7 +405,7 @@ public actor MailboxConnection {
                     broadcast(.mailbox(event))
                 }
                 return
-            } catch where Self.isConnectionLoss(error) {
+            } catch  where Self.isConnectionLoss(error) {
                 if Task.isCancelled { return }
                 do {
                     _ = try await reconnect(after: error)

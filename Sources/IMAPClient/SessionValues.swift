@@ -64,10 +64,13 @@ public struct StoreResult: Hashable, Sendable {
     public var refused: SequenceSet?
     /// The new flags per UID, as the server reported them (empty with `.SILENT`).
     public var flags: [UInt32: [Flag]]
+    /// The new MODSEQ per UID, when the server reported it (CONDSTORE).
+    public var modificationSequences: [UInt32: UInt64]
 
-    public init(refused: SequenceSet?, flags: [UInt32: [Flag]]) {
+    public init(refused: SequenceSet?, flags: [UInt32: [Flag]], modificationSequences: [UInt32: UInt64] = [:]) {
         self.refused = refused
         self.flags = flags
+        self.modificationSequences = modificationSequences
     }
 }
 
