@@ -1,0 +1,372 @@
+import IMAPCore
+import Testing
+
+@testable import IMAPClient
+
+/// The client's protocol state machine, driven event by event without sockets.
+@Suite struct ClientStateMachineTests {
+    typealias Action = ClientStateMachine.Action
+    static let now = ContinuousClock.now
+
+    static func machine(
+        _ capabilities: Set<Capability> = [.imap4rev1, .idle, .condstore], events: Int = 5000
+    )
+        -> ClientStateMachine
+    {
+        ClientStateMachine(capabilities: capabilities, isAuthenticated: true, eventCapacity: events)
+    }
+
+    static func parse(_ text: String) -> Response {
+        var parser = ResponseParser()
+        parser.append(Array(text.utf8))
+        do {
+            guard let response = try parser.next() else { fatalError("incomplete test response \(text)") }
+            return response
+        } catch {
+            fatalError("bad test response \(text): \(error)")
+        }
+    }
+
+    static func writes(_ actions: [Action]) -> [String] {
+        actions.compactMap { if case .write(let bytes) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
+    }
+
+    static func succeeded(_ actions: [Action]) -> [CommandID] {
+        actions.compactMap { if case .succeed(let id, _) = $0 { id } else { nil } }
+    }
+
+    static func failed(_ actions: [Action]) -> [(CommandID, IMAPError.Code)] {
+        actions.compactMap { if case .fail(let id, let error) = $0 { (id, error.code) } else { nil } }
+    }
+
+    static func feed(_ machine: inout ClientStateMachine, _ lines: String...) -> [Action] {
+        lines.flatMap { machine.received(parse($0 + "\r\n"), now: now) }
+    }
+
+    @Test func aCommandIsWrittenWithATagAndSucceedsOnItsOK() {
+        var machine = Self.machine()
+        #expect(Self.writes(machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)) == ["M1 NOOP\r\n"])
+        let actions = Self.feed(&machine, "M1 OK done")
+        #expect(Self.succeeded(actions) == [1])
+    }
+
+    @Test func noAndBadBecomeErrors() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)
+        _ = machine.enqueue(2, CommandRequest(command: .capability, claim: .capability), now: Self.now)
+        let actions = Self.feed(&machine, "M1 NO [ALERT] nope", "M2 BAD what")
+        #expect(Self.failed(actions).map(\.0) == [1, 2])
+        #expect(Self.failed(actions).map(\.1) == [.no, .bad])
+    }
+
+    @Test func commandsOfOneResponseClassNeverOverlapButOthersDo() {
+        var machine = Self.machine()
+        let first = machine.enqueue(1, CommandRequest(command: .uidSearch(keys: [.all]), claim: .search), now: Self.now)
+        let second = machine.enqueue(
+            2, CommandRequest(command: .uidSearch(keys: [.seen]), claim: .search), now: Self.now)
+        let third = machine.enqueue(
+            3, CommandRequest(command: .list(reference: "", patterns: ["*"]), claim: .mailboxList), now: Self.now)
+        #expect(Self.writes(first) == ["M1 UID SEARCH ALL\r\n"])
+        #expect(Self.writes(second).isEmpty)
+        // LIST may pass the waiting SEARCH: their answers cannot be confused.
+        #expect(Self.writes(third) == ["M2 LIST \"\" *\r\n"])
+        let done = Self.feed(&machine, "* SEARCH 1 2", "M1 OK done")
+        #expect(Self.writes(done) == ["M3 UID SEARCH SEEN\r\n"])
+        guard case .succeed(1, let outcome)? = done.first(where: { if case .succeed = $0 { true } else { false } })
+        else {
+            Issue.record("no success for the first search")
+            return
+        }
+        #expect(outcome.untagged == [.search([1, 2], modificationSequence: nil)])
+    }
+
+    @Test func anExclusiveCommandWaitsForEverythingAndHoldsBackWhatComesAfter() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .uidSearch(keys: [.all]), claim: .search), now: Self.now)
+        #expect(Self.writes(machine.enqueue(2, CommandRequest(command: .select("Archive")), now: Self.now)).isEmpty)
+        #expect(Self.writes(machine.enqueue(3, CommandRequest(command: .noop), now: Self.now)).isEmpty)
+        #expect(Self.writes(Self.feed(&machine, "M1 OK done")) == ["M2 SELECT Archive\r\n"])
+        #expect(Self.writes(Self.feed(&machine, "* 3 EXISTS", "M2 OK [READ-WRITE] done")) == ["M3 NOOP\r\n"])
+        #expect(machine.tracker?.mailbox.messageCount == 3)
+    }
+
+    @Test func aSynchronizingLiteralWaitsForPlusAndNothingElseIsWrittenMeanwhile() {
+        var machine = Self.machine()
+        let search = Command.uidSearch(charset: "UTF-8", keys: [.from("Müller")])
+        #expect(
+            Self.writes(machine.enqueue(1, CommandRequest(command: search, claim: .search), now: Self.now)) == [
+                "M1 UID SEARCH CHARSET UTF-8 FROM {7}\r\n"
+            ])
+        #expect(Self.writes(machine.enqueue(2, CommandRequest(command: .noop), now: Self.now)).isEmpty)
+        #expect(Self.writes(Self.feed(&machine, "+ go on")) == ["Müller\r\n", "M2 NOOP\r\n"])
+    }
+
+    @Test func aLiteralRefusedWithNOFailsItsCommandAndFreesTheConnection() {
+        var machine = Self.machine()
+        let search = Command.uidSearch(charset: "UTF-8", keys: [.from("Müller")])
+        _ = machine.enqueue(1, CommandRequest(command: search, claim: .search), now: Self.now)
+        _ = machine.enqueue(2, CommandRequest(command: .noop), now: Self.now)
+        let actions = Self.feed(&machine, "M1 NO [BADCHARSET (US-ASCII)] no")
+        #expect(Self.failed(actions).map(\.0) == [1])
+        #expect(Self.writes(actions) == ["M2 NOOP\r\n"])
+    }
+
+    @Test func idleStartsWhenNothingRunsAndACommandEndsItWithDone() {
+        var machine = Self.machine()
+        #expect(Self.writes(machine.setIdleWanted(true, now: Self.now)) == ["M1 IDLE\r\n"])
+        #expect(Self.writes(Self.feed(&machine, "+ idling")).isEmpty)
+        #expect(machine.idle == .idling(tag: "M1"))
+        #expect(Self.writes(machine.enqueue(7, CommandRequest(command: .noop), now: Self.now)) == ["DONE\r\n"])
+        #expect(Self.writes(Self.feed(&machine, "M1 OK idle done")) == ["M2 NOOP\r\n"])
+        // The command done, IDLE resumes by itself.
+        #expect(Self.writes(Self.feed(&machine, "M2 OK done")) == ["M3 IDLE\r\n"])
+    }
+
+    @Test func aCommandQueuedWhileIdleStartsEndsItAsSoonAsItIsAccepted() {
+        var machine = Self.machine()
+        _ = machine.setIdleWanted(true, now: Self.now)
+        #expect(Self.writes(machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)).isEmpty)
+        #expect(Self.writes(Self.feed(&machine, "+ idling")) == ["DONE\r\n"])
+        #expect(machine.idle == .ending(tag: "M1"))
+    }
+
+    @Test func renewalAndStoppingEndIdleWithDone() {
+        var machine = Self.machine()
+        _ = machine.setIdleWanted(true, now: Self.now)
+        _ = Self.feed(&machine, "+ idling")
+        #expect(Self.writes(machine.renewIdle()) == ["DONE\r\n"])
+        #expect(Self.writes(Self.feed(&machine, "M1 OK done")) == ["M2 IDLE\r\n"])
+        _ = Self.feed(&machine, "+ idling")
+        #expect(Self.writes(machine.setIdleWanted(false, now: Self.now)) == ["DONE\r\n"])
+        #expect(Self.writes(Self.feed(&machine, "M2 OK done")).isEmpty)
+        #expect(machine.idle == .off)
+    }
+
+    @Test func aServerThatRefusesIdleIsPolledInstead() {
+        var machine = Self.machine()
+        _ = machine.setIdleWanted(true, now: Self.now)
+        #expect(Self.writes(Self.feed(&machine, "M1 BAD unknown command")).isEmpty)
+        #expect(!machine.canIdle)
+    }
+
+    @Test func aStreamingFetchGetsItsMessagesAndOthersBecomeEventsByUID() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* 3 EXISTS", "* OK [UIDVALIDITY 9] ok", "M1 OK [READ-WRITE] done")
+        let set = SequenceSet(numbers: [10, 11])
+        _ = machine.enqueue(
+            2,
+            CommandRequest(
+                command: .uidFetch(set, [.uid, .envelope]), claim: .fetch(set, kinds: [.envelope]), streams: true),
+            now: Self.now)
+        let actions = Self.feed(
+            &machine, "* 1 FETCH (UID 10 ENVELOPE (NIL \"a\" NIL NIL NIL NIL NIL NIL NIL NIL))",
+            "* 2 FETCH (UID 11 ENVELOPE (NIL \"b\" NIL NIL NIL NIL NIL NIL NIL NIL))", "* 3 FETCH (FLAGS (\\Seen))",
+            "* 2 FETCH (FLAGS (\\Flagged))", "M2 OK done")
+        let yielded = actions.compactMap { if case .yield(2, let fetch) = $0 { fetch.uid } else { nil } }
+        #expect(yielded == [10, 11])
+        // Sequence 3's UID is unknown (a resync is needed); sequence 2 is UID 11.
+        #expect(
+            machine.takeEvents() == [
+                .resyncNeeded, .flagsChanged(uid: 11, flags: [.flagged], modificationSequence: nil),
+            ])
+    }
+
+    @Test func expungesAreReportedByUIDFromTheMap() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* 4 EXISTS", "M1 OK done")
+        let complete = machine.setAllUIDs([3, 5, 8, 13])
+        #expect(complete)
+        _ = Self.feed(&machine, "* 2 EXPUNGE", "* 2 EXPUNGE", "* VANISHED 13", "* 5 EXISTS")
+        #expect(
+            machine.takeEvents() == [
+                .expunged(SequenceSet(5)), .expunged(SequenceSet(8)), .expunged(SequenceSet(13)), .messageCount(5),
+            ])
+        #expect(machine.tracker?.uids == [3, 0, 0, 0, 0])
+    }
+
+    @Test func eventsPastTheBufferBecomeOneResyncNeeded() {
+        var machine = Self.machine(events: 3)
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "M1 OK done")
+        for count in 1...10 { _ = Self.feed(&machine, "* \(count) EXISTS") }
+        let events = machine.takeEvents()
+        #expect(events.first == .resyncNeeded)
+        #expect(events.count <= 3)
+        #expect(events.last == .messageCount(10))
+    }
+
+    @Test func reselectingWithAnotherUIDValidityIsAnEventAndAFailedSelectLeavesNoMailbox() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* OK [UIDVALIDITY 5] ok", "M1 OK done")
+        _ = machine.enqueue(2, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* OK [UIDVALIDITY 6] ok", "M2 OK done")
+        #expect(machine.takeEvents() == [.uidValidityChanged(mailbox: "INBOX", old: 5, new: 6)])
+        _ = machine.enqueue(3, CommandRequest(command: .select("Nope")), now: Self.now)
+        _ = Self.feed(&machine, "M3 NO no such mailbox")
+        #expect(machine.tracker == nil)
+    }
+
+    @Test func aCommandForAMailboxNoLongerSelectedFailsInsteadOfRunning() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* OK [UIDVALIDITY 5] ok", "M1 OK done")
+        _ = machine.enqueue(2, CommandRequest(command: .select("Archive")), now: Self.now)
+        let store = CommandRequest(
+            command: .uidStore(SequenceSet(4), StoreFlags(.add, silent: true, flags: [.seen])),
+            claim: .store(SequenceSet(4)),
+            expectedMailbox: MailboxExpectation(name: "INBOX", uidValidity: 5))
+        #expect(Self.writes(machine.enqueue(3, store, now: Self.now)).isEmpty)
+        let actions = Self.feed(&machine, "M2 OK done")
+        #expect(Self.writes(actions).isEmpty)
+        #expect(Self.failed(actions).map(\.1) == [.mailboxChanged])
+    }
+
+    @Test func cancellingAQueuedCommandDropsItAndASentOneIsAbandoned() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .uidSearch(keys: [.all]), claim: .search), now: Self.now)
+        _ = machine.enqueue(2, CommandRequest(command: .uidSearch(keys: [.seen]), claim: .search), now: Self.now)
+        #expect(Self.failed(machine.cancel(2, now: Self.now)).map(\.1) == [.cancelled])
+        #expect(Self.failed(machine.cancel(1, now: Self.now)).map(\.1) == [.cancelled])
+        // The abandoned command's answer is read and dropped; nothing else is sent.
+        let actions = Self.feed(&machine, "* SEARCH 4", "M1 OK done")
+        #expect(actions.isEmpty)
+        #expect(machine.takeEvents().isEmpty)
+    }
+
+    @Test func aBrokenConnectionFailsEverythingWithTheServersByeText() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)
+        _ = machine.enqueue(2, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* BYE shutting down")
+        let closed = IMAPError(.connection, "closed", transportCode: .connectionClosed)
+        let actions = machine.connectionFailed(closed)
+        #expect(Self.failed(actions).map(\.0) == [1, 2])
+        #expect(Self.failed(actions).allSatisfy { $0.1 == .bye })
+        #expect(machine.failure?.message.contains("shutting down") == true)
+        #expect(Self.failed(machine.enqueue(3, CommandRequest(command: .noop), now: Self.now)).map(\.1) == [.bye])
+    }
+
+    @Test func aSilentServerTimesOutButAnIdlingOneDoesNot() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)
+        #expect(machine.tick(now: Self.now + .seconds(5), inactivityLimit: .seconds(10)).isEmpty)
+        let actions = machine.tick(now: Self.now + .seconds(11), inactivityLimit: .seconds(10))
+        #expect(Self.failed(actions).map(\.1) == [.timeout])
+        var idling = Self.machine()
+        _ = idling.setIdleWanted(true, now: Self.now)
+        _ = idling.received(Self.parse("+ idling\r\n"), now: Self.now)
+        #expect(idling.tick(now: Self.now + .seconds(3600), inactivityLimit: .seconds(10)).isEmpty)
+    }
+
+    @Test func saslChallengesGoToTheDriver() {
+        var machine = Self.machine()
+        _ = machine.enqueue(
+            1, CommandRequest(command: .authenticate(mechanism: "PLAIN"), answersChallenges: true), now: Self.now)
+        let actions = Self.feed(&machine, "+ ")
+        guard case .challenge(1, _)? = actions.first else {
+            Issue.record("no challenge: \(actions)")
+            return
+        }
+        #expect(Self.writes(machine.challengeAnswered(1, Array("AGEAYg==\r\n".utf8))) == ["AGEAYg==\r\n"])
+    }
+
+    @Test func anESEARCHWithAnotherCommandsTagIsNotClaimed() {
+        let claim = CommandClaim.search
+        var parser = ResponseParser()
+        parser.append(Array("* ESEARCH (TAG \"M9\") UID COUNT 3\r\n".utf8))
+        guard case .untagged(let response)? = try? parser.next() else {
+            Issue.record("did not parse")
+            return
+        }
+        #expect(!claim.claims(response, tag: "M1"))
+        #expect(claim.claims(response, tag: "M9"))
+    }
+
+    /// Every state the machine can be in, reached by events.
+    enum Situation: String, CaseIterable {
+        case fresh, commandInFlight, literalPending, selecting, idleStarting, idling, idleEnding, ended
+    }
+
+    /// Every event the machine takes.
+    enum Event: String, CaseIterable {
+        case enqueue, cancel, plus, taggedOK, untaggedExists, untaggedFetch, bye, connectionFailed, tick, wantIdle,
+            stopIdle, renew, challengeAnswer
+    }
+
+    static func machine(in situation: Situation) -> ClientStateMachine {
+        var machine = Self.machine()
+        switch situation {
+        case .fresh: break
+        case .commandInFlight: _ = machine.enqueue(1, CommandRequest(command: .noop), now: now)
+        case .literalPending:
+            _ = machine.enqueue(
+                1, CommandRequest(command: .uidSearch(charset: "UTF-8", keys: [.from("Müller")]), claim: .search),
+                now: now)
+        case .selecting: _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: now)
+        case .idleStarting: _ = machine.setIdleWanted(true, now: now)
+        case .idling:
+            _ = machine.setIdleWanted(true, now: now)
+            _ = machine.received(parse("+ idling\r\n"), now: now)
+        case .idleEnding:
+            _ = machine.setIdleWanted(true, now: now)
+            _ = machine.received(parse("+ idling\r\n"), now: now)
+            _ = machine.renewIdle()
+        case .ended: _ = machine.end(with: IMAPError(.cancelled, "closed"))
+        }
+        return machine
+    }
+
+    @Test(arguments: Situation.allCases, Event.allCases)
+    func everyStateTakesEveryEvent(situation: Situation, event: Event) {
+        var machine = Self.machine(in: situation)
+        let actions: [Action]
+        switch event {
+        case .enqueue: actions = machine.enqueue(9, CommandRequest(command: .noop), now: Self.now)
+        case .cancel: actions = machine.cancel(1, now: Self.now)
+        case .plus: actions = machine.received(Self.parse("+ go\r\n"), now: Self.now)
+        case .taggedOK: actions = machine.received(Self.parse("M1 OK done\r\n"), now: Self.now)
+        case .untaggedExists: actions = machine.received(Self.parse("* 4 EXISTS\r\n"), now: Self.now)
+        case .untaggedFetch:
+            actions = machine.received(Self.parse("* 1 FETCH (UID 4 FLAGS (\\Seen))\r\n"), now: Self.now)
+        case .bye: actions = machine.received(Self.parse("* BYE bye\r\n"), now: Self.now)
+        case .connectionFailed: actions = machine.connectionFailed(IMAPError(.connection, "gone"))
+        case .tick: actions = machine.tick(now: Self.now + .seconds(120), inactivityLimit: .seconds(60))
+        case .wantIdle: actions = machine.setIdleWanted(true, now: Self.now)
+        case .stopIdle: actions = machine.setIdleWanted(false, now: Self.now)
+        case .renew: actions = machine.renewIdle()
+        case .challengeAnswer: actions = machine.challengeAnswered(1, Array("x\r\n".utf8))
+        }
+        // Invariants: every write is whole lines or a literal's bytes; an ended machine writes
+        // nothing and fails new commands at once; a closed connection is announced once.
+        let writes = Self.writes(actions)
+        if situation == .ended {
+            #expect(writes.isEmpty)
+            if event == .enqueue { #expect(Self.failed(actions).map(\.0) == [9]) }
+        }
+        for write in writes where situation != .literalPending || event != .plus { #expect(write.hasSuffix("\r\n")) }
+        let closes = actions.filter { if case .closeConnection = $0 { true } else { false } }.count
+        #expect(closes <= 1)
+        if event == .connectionFailed && situation != .ended {
+            #expect(closes == 1)
+            #expect(machine.failure != nil)
+        }
+        // IDLE never runs beside a command.
+        if case .idling = machine.idle { #expect(machine.activeCommandCount == 0 || writes.contains("DONE\r\n")) }
+        // What each state must do with the event.
+        switch (situation, event) {
+        case (.idling, .enqueue): #expect(writes == ["DONE\r\n"])
+        case (.idleStarting, .plus): #expect(machine.idle == .idling(tag: "M1"))
+        case (.literalPending, .plus): #expect(writes == ["Müller\r\n"])
+        case (.commandInFlight, .taggedOK): #expect(Self.succeeded(actions) == [1])
+        case (.commandInFlight, .tick): #expect(Self.failed(actions).map(\.1) == [.timeout])
+        case (.idling, .tick): #expect(actions.isEmpty)
+        case (.idling, .renew), (.idling, .stopIdle): #expect(writes == ["DONE\r\n"])
+        case (.fresh, .wantIdle): #expect(writes == ["M1 IDLE\r\n"])
+        case (.selecting, .untaggedExists): #expect(machine.tracker == nil)
+        default: break
+        }
+    }
+}
