@@ -184,6 +184,13 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                     ExtendedSearchResponse(
                         tag: "a", all: SequenceSet([SequenceRange(1...3), SequenceRange(5)]), modificationSequence: 1236
                     )))),
+        .init(
+            wire: "* ESEARCH UID ALL 4,9\r\n",
+            expected: .untagged(
+                .extendedSearch(
+                    ExtendedSearchResponse(isUID: true, all: SequenceSet([SequenceRange(4), SequenceRange(9)]))))),
+        .init(wire: "* ESEARCH\r\n", expected: .untagged(.extendedSearch(ExtendedSearchResponse()))),
+        .init(wire: "* ESEARCH COUNT 2\r\n", expected: .untagged(.extendedSearch(ExtendedSearchResponse(count: 2)))),
         .init(wire: "* 23 EXISTS\r\n", expected: .untagged(.exists(23))),
         .init(wire: "* 5 RECENT\r\n", expected: .untagged(.recent(5))),
         .init(wire: "* 44 EXPUNGE\r\n", expected: .untagged(.expunge(44))),

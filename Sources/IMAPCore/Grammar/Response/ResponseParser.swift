@@ -278,12 +278,15 @@ extension ByteCursor {
     //                      "COUNT" SP number / "MODSEQ" SP mod-sequence-value / search-ret-data-ext
     mutating func parseExtendedSearch() throws(IMAPParseError) -> ExtendedSearchResponse {
         var result = ExtendedSearchResponse()
-        skipSpaces()
-        if consume(UInt8(ascii: "(")) {
+        let start = index
+        if skipSpaces(), consume(UInt8(ascii: "(")) {
             try expectCaseInsensitive("TAG")
             try expectSpace()
             result.tag = try parseAString().string
             try expect(UInt8(ascii: ")"))
+        } else {
+            // No correlator: the space belongs to what follows (`* ESEARCH UID ALL 4,9`).
+            index = start
         }
         while skipSpaces() {
             guard let byte = peek, byte != UInt8(ascii: "\r"), byte != UInt8(ascii: "\n") else { break }
