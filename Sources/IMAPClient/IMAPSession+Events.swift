@@ -27,16 +27,23 @@ extension IMAPSession {
         _ = machine.setAllUIDs(uids.sorted())
     }
 
-    /// The UIDs of messages that arrived (EXISTS grew): `FETCH n:* (UID FLAGS)` from the first
-    /// sequence number whose UID is unknown.
+    /// The UIDs of messages that arrived (EXISTS grew): `UID FETCH uidnext:* (FLAGS)` when the
+    /// mailbox reported UIDNEXT, else `FETCH n:* (UID FLAGS)` from the first sequence number
+    /// whose UID is unknown.
     func fetchArrivals() async throws(IMAPError) -> [MailboxEvent] {
         guard let tracker = machine.tracker, tracker.mailbox.messageCount > 0 else { return [] }
-        let known = tracker.uids.firstIndex(of: 0).map { UInt32($0 + 1) }
-        guard let first = known else { return [] }
-        let previousLargest = tracker.largestKnownUID ?? 0
-        let outcome = try await run(
-            .fetch(SequenceSet([SequenceRange(.number(first), .last)]), [.uid, .flags]),
-            claim: .custom { if case .fetch = $0 { true } else { false } })
+        let command: Command
+        let previousLargest: UInt32
+        if let next = tracker.mailbox.uidNext {
+            previousLargest = next - 1
+            command = .uidFetch(SequenceSet([SequenceRange(.number(next), .last)]), [.uid, .flags])
+        } else if let first = tracker.uids.firstIndex(of: 0).map({ UInt32($0 + 1) }) {
+            previousLargest = tracker.largestKnownUID ?? 0
+            command = .fetch(SequenceSet([SequenceRange(.number(first), .last)]), [.uid, .flags])
+        } else {
+            return []
+        }
+        let outcome = try await run(command, claim: .custom { if case .fetch = $0 { true } else { false } })
         var arrived: [UInt32] = []
         var events: [MailboxEvent] = []
         for case .fetch(let fetch) in outcome.untagged {

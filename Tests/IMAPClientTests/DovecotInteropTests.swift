@@ -166,43 +166,77 @@ struct DovecotInteropTests {
         await session.logout()
     }
 
-    @Test func idleSeesAFlagChangeAndANewMessageFromAnotherConnection() async throws {
+    @Test func idleSeesAFlagChangeAndANewMessageFromAnotherConnectionByUID() async throws {
         let dovecot = try await Dovecot.shared()
         let watcher = try await dovecot.session(user: "bob")
         let actor = try await dovecot.session(user: "bob")
         let before = try #require(await watcher.selectedMailbox?.messageCount)
-        let events = watcher.events()
-        let collector = Task { () -> (flag: Bool, exists: Bool) in
+        let ready = Signal()
+        let collector = Task { () -> [MailboxEvent] in
+            var seen: [MailboxEvent] = []
+            let iterator = watcher.events().makeAsyncIterator()
+            await ready.raise()
             var sawFlag = false
-            var sawExists = false
-            do {
-                for try await event in events {
-                    switch event {
-                    case .flagsChanged(_, let flags, _) where flags.contains(.draft): sawFlag = true
-                    case .messageCount(let count) where count > before: sawExists = true
-                    default: break
-                    }
-                    if sawFlag && sawExists { break }
-                }
-            } catch {}
-            return (sawFlag, sawExists)
+            var sawArrival = false
+            while let event = try await iterator.next() {
+                seen.append(event)
+                if case .flagsChanged(40, let flags, _) = event, flags.contains(.draft) { sawFlag = true }
+                if case .arrived = event { sawArrival = true }
+                if sawFlag && sawArrival { break }
+            }
+            return seen
         }
-        try await Task.sleep(for: .milliseconds(300))
-        let started = ContinuousClock.now
+        await ready.wait()
         try await actor.store(SequenceSet(40), .add, [.draft])
         let message = "From: Carol <carol@example.com>\r\nTo: bob@example.com\r\nSubject: IDLE test\r\n\r\nHello\r\n"
-        try await actor.execute(.append("INBOX", AppendMessage(data: ByteString(message))))
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(2))
-            collector.cancel()
+        let appended = try await actor.execute(.append("INBOX", AppendMessage(data: ByteString(message))))
+        guard case .appendUID(_, let uids)? = appended.tagged.text.code else {
+            Issue.record("no APPENDUID: \(appended.tagged)")
+            return
         }
-        let (sawFlag, sawExists) = await collector.value
-        timeout.cancel()
-        #expect(sawFlag, "no flag change within 2 seconds")
-        #expect(sawExists, "no new message within 2 seconds")
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Each event arrives (or the time limit fails the test), the new message by its UID.
+        let seen = try await collector.value
+        #expect(seen.contains(.messageCount(before + 1)))
+        #expect(seen.contains(.arrived(uids)))
         // A command while idling ends IDLE, runs, and idling resumes.
         try await watcher.noop()
+        await watcher.logout()
+        await actor.logout()
+    }
+
+    @Test(arguments: [true, false]) func anExpungeByAnotherConnectionArrivesByUID(qresync: Bool) async throws {
+        let dovecot = try await Dovecot.shared()
+        var configuration = dovecot.configuration(user: "carol")
+        if !qresync { configuration.ignoredCapabilities = [.qresync] }
+        let watcher = try await IMAPSession.connect(configuration)
+        try await watcher.login(.password(user: "carol", password: Dovecot.password))
+        #expect(await watcher.enabled.contains(.qresync) == qresync)
+        let actor = try await dovecot.session(user: "carol")
+        var appended: [UInt32] = []
+        for index in 0..<3 {
+            let message = "From: a@example.com\r\nSubject: expunge \(qresync) \(index)\r\n\r\nx\r\n"
+            let outcome = try await actor.execute(.append("INBOX", AppendMessage(data: ByteString(message))))
+            guard case .appendUID(_, let uids)? = outcome.tagged.text.code, let uid = uids.numbers?.first else {
+                Issue.record("no APPENDUID")
+                return
+            }
+            appended.append(uid)
+        }
+        try await watcher.select("INBOX")
+        let ready = Signal()
+        let collector = Task { () -> MailboxEvent? in
+            let iterator = watcher.events().makeAsyncIterator()
+            await ready.raise()
+            while let event = try await iterator.next() {
+                if case .expunged = event { return event }
+            }
+            return nil
+        }
+        await ready.wait()
+        try await actor.noop()
+        try await actor.store(SequenceSet(appended[1]), .add, [.deleted], silent: true)
+        try await actor.execute(.uidExpunge(SequenceSet(appended[1])))
+        #expect(try await collector.value == .expunged(SequenceSet(appended[1])))
         await watcher.logout()
         await actor.logout()
     }
