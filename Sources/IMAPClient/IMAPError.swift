@@ -37,6 +37,8 @@ public struct IMAPError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Another task selected a different mailbox (or the mailbox was re-created) before the
         /// command could run.
         public static let mailboxChanged = Code("mailboxChanged")
+        /// The server answered NO [UNAVAILABLE] (RFC 5530): a temporary failure; try again later.
+        public static let unavailable = Code("unavailable")
     }
 
     public let code: Code

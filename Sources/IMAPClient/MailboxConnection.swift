@@ -287,11 +287,7 @@ public actor MailboxConnection {
             broadcast(.reconnecting(attempt: attempt + 1, reason: lastError))
             let delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
             configuration.logger.info("reconnecting in \(delay.spokenSeconds) (attempt \(attempt + 1))")
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                throw IMAPError(.cancelled, "reconnecting was cancelled")
-            }
+            try await pause(delay)
             if closed { throw IMAPError(.cancelled, "the connection was closed") }
             do {
                 let session = try await establish(reporting: true)
@@ -423,9 +419,21 @@ public actor MailboxConnection {
 
     // MARK: - Helpers
 
+    private func pause(_ delay: Duration) async throws(IMAPError) {
+        do {
+            try await Task.sleep(for: delay)
+        } catch {
+            throw IMAPError(.cancelled, "the call was cancelled")
+        }
+    }
+
     static func isConnectionLoss(_ error: IMAPError) -> Bool {
         [.connection, .timeout, .bye, .protocolViolation].contains(error.code)
     }
+
+    /// A failure that a new connection may not have (a lost connection, or the server saying
+    /// it is temporarily unavailable).
+    static func isTransient(_ error: IMAPError) -> Bool { isConnectionLoss(error) || error.code == .unavailable }
 
     static func isApplied(_ operation: StoreFlags.Operation, _ flags: [Flag], to current: [Flag]) -> Bool {
         let have = Set(current.map { $0.description.lowercased() })

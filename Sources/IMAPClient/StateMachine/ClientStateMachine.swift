@@ -507,9 +507,10 @@ struct ClientStateMachine: Sendable {
         case .ok: return
         case .no:
             var code = IMAPError.Code.no
-            if case .authenticationFailed? = tagged.text.code { code = .authentication }
             if case .login = command { code = .authentication }
             if case .authenticate = command { code = .authentication }
+            if case .authenticationFailed? = tagged.text.code { code = .authentication }
+            if case .other(let name, _)? = tagged.text.code, name.uppercased() == "UNAVAILABLE" { code = .unavailable }
             throw IMAPError(
                 code, "the server refused \(command.name): \(text)", serverText: text, responseCode: tagged.text.code)
         case .bad:

@@ -1,0 +1,322 @@
+import IMAPClient
+import IMAPCore
+import MockIMAPServer
+import Testing
+
+/// Every fault of the mock server's spec, injected under the client: what the user sees is a
+/// clear error or a transparent recovery, never a hang or a crash, and no flag change is lost or
+/// applied twice (checked against the server's own store, which is another view than the
+/// client's connection).
+@Suite(.timeLimit(.minutes(2))) struct FaultRecoveryTests {
+    static func server(messages: Int = 30) async throws -> MockIMAPServer {
+        let server = try await MockServerFixture.start()
+        try MockServerFixture.seed(server, count: messages)
+        return server
+    }
+
+    /// A reconnecting connection to alice's INBOX with quick retries.
+    static func connection(_ server: MockIMAPServer, inactivity: Duration = .seconds(60)) -> MailboxConnection {
+        var configuration = server.clientConfiguration()
+        configuration.timeouts.commandInactivity = inactivity
+        return MailboxConnection(
+            configuration: configuration, credentials: .password(user: "alice", password: "secret"),
+            policy: .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitterSeed: 1))
+    }
+
+    static func flags(_ server: MockIMAPServer, _ uid: UInt32) -> Set<Flag> {
+        server.store.flags(user: "alice", mailbox: "INBOX", uid: uid) ?? []
+    }
+
+    static func modseq(_ server: MockIMAPServer, _ uid: UInt32) -> UInt64 {
+        server.store.modificationSequence(user: "alice", mailbox: "INBOX", uid: uid) ?? 0
+    }
+
+    // MARK: - Delays
+
+    @Test func delayedResponsesAreWaitedFor() async throws {
+        let server = try await Self.server()
+        _ = server.faults.add(.everyCommand, .delay(.milliseconds(150)))
+        let session = try await server.loggedInSession()
+        #expect(try await session.search([.subject("message 12")]).uids == [12])
+        await session.logout()
+        await server.stop()
+    }
+
+    @Test func aResponseSlowerThanTheInactivityLimitIsATimeoutAndTheConnectionRecovers() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession { $0.timeouts.commandInactivity = .milliseconds(300) }
+        _ = server.faults.add(.command("UID SEARCH", occurrence: 1), .delay(.seconds(5)))
+        await #expect(throws: IMAPError.self) { _ = try await session.search([.subject("message 12")]) }
+        #expect(await session.failure?.code == .timeout)
+        #expect(await session.failure?.message.contains("did not answer UID SEARCH") == true)
+        // The long-lived connection retries once on a new connection: the user sees the answer.
+        _ = server.faults.add(.command("UID SEARCH", occurrence: 1), .delay(.seconds(5)))
+        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        try await connection.open()
+        #expect(try await connection.search([.subject("message 12")]).uids == [12])
+        #expect(await connection.reconnectCount == 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test func aStalledCommandTimesOutAndIsRetriedOnANewConnection() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        try await connection.open()
+        _ = server.faults.add(.command("UID SEARCH", occurrence: 1), .stall)
+        #expect(try await connection.search([.subject("message 7")]).uids == [7])
+        #expect(await connection.reconnectCount == 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    // MARK: - NO, BAD, BYE
+
+    @Test func aRefusedStoreIsAClearErrorAndChangesNothing() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        _ = server.faults.add(.command("UID STORE", occurrence: 2), .respond(.no, code: "OVERQUOTA", text: "quota exceeded"))
+        try await session.store(SequenceSet(3), .add, [.flagged], silent: true)
+        do {
+            try await session.store(SequenceSet(4), .add, [.flagged], silent: true)
+            Issue.record("the second store succeeded")
+        } catch {
+            #expect(error.code == .no)
+            #expect(error.serverText == "quota exceeded")
+            #expect(error.message == "the server refused UID STORE: quota exceeded")
+        }
+        #expect(Self.flags(server, 3).contains(.flagged))
+        #expect(!Self.flags(server, 4).contains(.flagged))
+        // The session goes on.
+        try await session.store(SequenceSet(4), .add, [.flagged], silent: true)
+        #expect(Self.flags(server, 4).contains(.flagged))
+        await session.logout()
+        await server.stop()
+    }
+
+    @Test func badIsAClearError() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        _ = server.faults.add(.command("UID SEARCH", occurrence: 1), .respond(.bad, code: "LIMIT", text: "too many"))
+        do {
+            _ = try await session.search([.all])
+            Issue.record("searched")
+        } catch {
+            #expect(error.code == .bad)
+            #expect(error.message == "the server did not accept UID SEARCH: too many")
+        }
+        #expect(try await session.search([.subject("message 3")]).uids == [3])
+        await session.logout()
+        await server.stop()
+    }
+
+    @Test func unavailableIsRetriedOnceByTheLongLivedConnection() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server)
+        try await connection.open()
+        _ = server.faults.add(.command("UID SEARCH", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "busy"))
+        #expect(try await connection.search([.subject("message 5")]).uids == [5])
+        #expect(await connection.reconnectCount == 0)
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test func byeEndsTheSessionWithTheServersWordsAndTheConnectionComesBack() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        _ = server.faults.add(.command("NOOP", occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "maintenance"))
+        do {
+            try await session.noop()
+            Issue.record("noop succeeded")
+        } catch {
+            #expect(error.code == .bye)
+            #expect(error.message.contains("maintenance"))
+        }
+        _ = server.faults.add(.command("NOOP", occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "maintenance"))
+        let connection = Self.connection(server)
+        try await connection.open()
+        let changes = await connection.changes()
+        try await connection.noop()
+        #expect(await connection.reconnectCount == 1)
+        var iterator = changes.makeAsyncIterator()
+        var seen: [MailboxConnection.Change] = []
+        while let change = await iterator.next() {
+            seen.append(change)
+            if case .reconnected = change { break }
+        }
+        #expect(seen.contains { if case .reconnecting(1, let reason) = $0 { reason.code == .bye } else { false } })
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test func aLoginRefusedAsUnavailableIsRetriedButAWrongPasswordIsNot() async throws {
+        let server = try await Self.server()
+        _ = server.faults.add(.command("LOGIN", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "try later"))
+        _ = server.faults.add(.command("AUTHENTICATE", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "try later"))
+        let connection = Self.connection(server)
+        // The first attempt is refused as unavailable; open() does not retry, a call does.
+        await #expect(throws: IMAPError.self) { try await connection.open() }
+        #expect(try await connection.search([.subject("message 2")]).uids == [2])
+        let wrong = MailboxConnection(
+            configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "nope"),
+            policy: .init(initialDelay: .milliseconds(10), jitterSeed: 2))
+        do {
+            _ = try await wrong.search([.all])
+            Issue.record("searched with a wrong password")
+        } catch {
+            #expect(error.code == .authentication)
+        }
+        await connection.close()
+        await server.stop()
+    }
+
+    // MARK: - Closed connections
+
+    @Test func aConnectionClosedInTheMiddleOfAFetchIsAnErrorThenARetriedFetch() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        _ = server.faults.add(.command("UID FETCH", occurrence: 1), .closeAfter(bytes: 100))
+        await #expect(throws: IMAPError.self) {
+            for try await _ in session.fetch(SequenceSet(1...30), items: [.uid, .envelope]) {}
+        }
+        #expect(await session.failure?.code == .connection)
+        _ = server.faults.add(.command("UID FETCH", occurrence: 1), .closeAfter(bytes: 100))
+        let connection = Self.connection(server)
+        try await connection.open()
+        let messages = try await connection.fetch(SequenceSet(1...30), items: [.uid, .envelope])
+        #expect(messages.compactMap(\.uid) == (1...30).map { UInt32($0) })
+        await connection.close()
+        await server.stop()
+    }
+
+    @Test func aConnectionClosedInsideALiteralIsAnErrorThenARetriedFetch() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        _ = server.faults.add(.command("UID FETCH", occurrence: 1), .closeInLiteral)
+        let body = FetchAttribute.bodySection(peek: true, section: .complete, partial: nil)
+        await #expect(throws: IMAPError.self) { for try await _ in session.fetch(SequenceSet(2), items: [body]) {} }
+        _ = server.faults.add(.command("UID FETCH", occurrence: 1), .closeInLiteral)
+        let connection = Self.connection(server)
+        try await connection.open()
+        let messages = try await connection.fetch(SequenceSet(2), items: [body])
+        #expect(messages.first?.bodySection(.complete)?.string.contains("Body of message 2.") == true)
+        await connection.close()
+        await server.stop()
+    }
+
+    /// The STORE ran but its answer never came: after reconnecting the flags are read back and
+    /// the change is not sent again (one MODSEQ step, not two).
+    @Test func aStoreWhoseAnswerWasLostIsNotAppliedTwice() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server)
+        try await connection.open()
+        let before = Self.modseq(server, 9)
+        _ = server.faults.add(.command("UID STORE", occurrence: 1), .closeAfter(bytes: 0))
+        try await connection.store(SequenceSet(9), .add, [.seen])
+        #expect(Self.flags(server, 9).contains(.seen))
+        #expect(Self.modseq(server, 9) == before + 1)
+        let stores = server.sessions.flatMap(\.transcript).filter {
+            $0.direction == .client && $0.text.contains("UID STORE")
+        }
+        #expect(stores.count == 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    /// The STORE never ran (the server stalled): after reconnecting it is applied, once.
+    @Test func aStoreThatNeverRanIsAppliedAfterTheReconnect() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        try await connection.open()
+        let before = Self.modseq(server, 11)
+        _ = server.faults.add(.command("UID STORE", occurrence: 1), .stall)
+        try await connection.store(SequenceSet(11), .add, [.flagged])
+        #expect(Self.flags(server, 11).contains(.flagged))
+        #expect(Self.modseq(server, 11) == before + 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    // MARK: - Fragmentation and unsolicited responses
+
+    @Test func responsesWrittenOneByteAtATimeParseTheSame() async throws {
+        let server = try await Self.server(messages: 5)
+        let plain = try await server.loggedInSession()
+        var expected: [FetchResponse] = []
+        let items: [FetchAttribute] = [.uid, .flags, .envelope, .bodyStructure(extensions: true)]
+        for try await message in plain.fetch(SequenceSet(1...5), items: items) { expected.append(message) }
+        _ = server.faults.add(.everyCommand, .fragment)
+        let fragmented = try await server.loggedInSession()
+        var received: [FetchResponse] = []
+        for try await message in fragmented.fetch(SequenceSet(1...5), items: items) { received.append(message) }
+        #expect(received == expected)
+        #expect(try await fragmented.search([.subject("message 4")]).uids == [4])
+        await plain.logout()
+        await fragmented.logout()
+        await server.stop()
+    }
+
+    @Test func unsolicitedResponsesBeforeATaggedOneBecomeEventsAndLeaveTheAnswerAlone() async throws {
+        let server = try await Self.server(messages: 6)
+        let session = try await server.loggedInSession()
+        for try await _ in session.fetch(SequenceSet(1...6), items: [.uid]) {}  // the map: seq n = UID n
+        _ = server.faults.add(
+            .command("UID SEARCH", occurrence: 1),
+            .inject([.fetchFlags(2, ["\\Seen"]), .expunge(3), .exists(6), .bye("going away soon")]))
+        #expect(try await session.search([.subject("message 5")]).uids == [5])
+        let events = session.events().makeAsyncIterator()
+        #expect(try await events.next() == .flagsChanged(uid: 2, flags: [.seen], modificationSequence: nil))
+        #expect(try await events.next() == .expunged(SequenceSet(3)))
+        #expect(await session.selectedMailbox?.messageCount == 6)
+        await session.logout()
+        await server.stop()
+    }
+
+    // MARK: - UIDVALIDITY
+
+    @Test func aUIDValidityChangedBetweenConnectionsVoidsTheCachedUIDs() async throws {
+        let server = try await Self.server()
+        let first = Self.connection(server)
+        let selected = try await first.open()
+        let old = try #require(selected.uidValidity)
+        await first.close()
+        let fresh = try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        var configuration = server.clientConfiguration()
+        configuration.timeouts.commandInactivity = .seconds(60)
+        let second = MailboxConnection(
+            configuration: configuration, credentials: .password(user: "alice", password: "secret"),
+            known: KnownMailboxState(uidValidity: old, highestModificationSequence: selected.highestModificationSequence))
+        let changes = await second.changes()
+        try await second.open()
+        var iterator = changes.makeAsyncIterator()
+        guard case .reconnected(let report)? = await iterator.next() else {
+            Issue.record("no report")
+            return
+        }
+        #expect(report.uidValidityChanged)
+        #expect(report.needsReload)
+        #expect(report.mailbox.uidValidity == fresh)
+        await second.close()
+        await server.stop()
+    }
+
+    @Test func aStoreForAReCreatedMailboxFailsInsteadOfTouchingAnotherMessage() async throws {
+        let server = try await Self.server()
+        let before = try await server.loggedInSession()
+        let old = try #require(await before.selectedMailbox?.uidValidity)
+        await before.logout()
+        _ = try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        // UIDs cached under the old UIDVALIDITY name other messages now.
+        let session = try await server.loggedInSession()
+        do {
+            try await session.store(
+                SequenceSet(4), .add, [.deleted], in: MailboxExpectation(name: "INBOX", uidValidity: old))
+            Issue.record("stored into a re-created mailbox")
+        } catch {
+            #expect(error.code == .mailboxChanged)
+        }
+        #expect(!Self.flags(server, 4).contains(.deleted))
+        await session.logout()
+        await server.stop()
+    }
+}
