@@ -96,4 +96,13 @@ public struct FiredFault: Sendable, Hashable {
     public let tag: String
     /// What happened.
     public let fault: Fault
+
+    /// A record of `fault` firing on a command.
+    package init(ordinal: Int, session: Int, command: String, tag: String, fault: Fault) {
+        self.ordinal = ordinal
+        self.session = session
+        self.command = command
+        self.tag = tag
+        self.fault = fault
+    }
 }
