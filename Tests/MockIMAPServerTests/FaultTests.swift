@@ -92,6 +92,19 @@ import Transport
         await server.stop()
     }
 
+    @Test func stopEndsADelayedResponse() async throws {
+        let server = try await startFaultServer()
+        let client = try await server.rawClient(tls: false)
+        try await client.login()
+        server.faults.add(.command("NOOP"), .delay(.seconds(600)))
+        try await client.send("n NOOP\r\n")
+        let clock = ContinuousClock()
+        let stopping = clock.now
+        await server.stop()
+        #expect(clock.now - stopping < .seconds(30))
+        #expect(try await readUntilClosed(client.connection).isEmpty)
+    }
+
     @Test func stallNeverAnswersAndEndsWhenTheClientOrTheServerCloses() async throws {
         let server = try await startFaultServer([FaultRule(trigger: .command("SEARCH", user: "alice"), fault: .stall)])
         let stalled = try await server.rawClient(tls: false)
