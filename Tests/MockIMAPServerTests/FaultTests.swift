@@ -98,6 +98,12 @@ import Transport
         try await client.login()
         server.faults.add(.command("NOOP"), .delay(.seconds(600)))
         try await client.send("n NOOP\r\n")
+        // The fault fires just before the delay starts.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.faults.fired.isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.faults.fired.map(\.tag) == ["n"])
         let clock = ContinuousClock()
         let stopping = clock.now
         await server.stop()
