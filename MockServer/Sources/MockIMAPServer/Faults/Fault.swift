@@ -26,8 +26,8 @@ public enum Fault: Sendable, Hashable {
     case closeInLiteral
     /// Writes the command's responses one byte per write.
     case fragment
-    /// Writes these untagged responses just before the command's tagged response (before its
-    /// first response when it has no tagged one yet, like IDLE).
+    /// Writes these untagged responses just before the command's tagged response (after its
+    /// other responses when it has no tagged one yet, like IDLE's `+ idling`).
     case inject([UnsolicitedResponse])
     /// Before the command runs, gives a mailbox a fresh UIDVALIDITY, as if it were deleted and
     /// created again: the mailbox SELECT, EXAMINE or STATUS names, else the selected one.

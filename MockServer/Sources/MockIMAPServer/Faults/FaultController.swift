@@ -49,7 +49,7 @@ public final class FaultController: Sendable {
     /// The rules in force, in order.
     public var rules: [FaultRule] { injector.withLock { $0.rules } }
 
-    /// Every fault that fired so far, in order.
+    /// Every fault that fired so far, in order (at most 100,000 are kept).
     public var fired: [FiredFault] { injector.withLock { $0.fired } }
 
     /// How many commands the server has received (the ordinal of the last one).

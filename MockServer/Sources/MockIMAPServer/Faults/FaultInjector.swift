@@ -22,8 +22,11 @@ package struct FaultInjector: Sendable {
     package private(set) var commandCount = 0
     /// Seeded random faults, or nil.
     package var random: RandomFaults?
-    /// Every fault that fired, in order.
+    /// Every fault that fired, in order (the first `maximumFiredRecords`).
     package private(set) var fired: [FiredFault] = []
+    /// Most faults kept in `fired`, so a rule on every command of a long-running server does not
+    /// grow without bound.
+    package static let maximumFiredRecords = 100_000
 
     /// An injector with the rules and random faults of `plan`.
     package init(plan: FaultPlan = []) {
@@ -77,7 +80,7 @@ package struct FaultInjector: Sendable {
             faults.append(entries[index].rule.fault)
         }
         if let fault = random?.fault(forCommand: commandCount) { faults.append(fault) }
-        for fault in faults {
+        for fault in faults where fired.count < Self.maximumFiredRecords {
             fired.append(FiredFault(ordinal: commandCount, session: session, command: name, tag: tag, fault: fault))
         }
         return FaultEffects(faults)
