@@ -1,13 +1,4 @@
 extension FaultRule {
-    /// The faults a specification may name, for help and error messages.
-    public static let syntaxSummary = """
-        [COMMAND[#N][@USER]=]FAULT   (no COMMAND: every command; #N: only the Nth, counted per server)
-          FAULT: NO [CODE] text | BAD [CODE] text | BYE [CODE] text | stall | delay:200ms
-                 | close-after:BYTES | close-in-literal | fragment | inject:LINE[|LINE...]
-                 | uidvalidity-change
-          shorthands: delay=200ms (every response), uidvalidity-change (alone: on every LOGOUT)
-        """
-
     /// A rule from the syntax of `mock-imap-server --fault`:
     ///
     /// ```
@@ -123,6 +114,6 @@ extension FaultRule {
 
     private static func syntaxError(_ spec: String, _ reason: String) -> MockServerError {
         MockServerError(
-            .invalidFault, "fault \"\(spec)\": \(reason); use [COMMAND[#N][@USER]=]FAULT, see --help for the faults")
+            .invalidFault, "fault \"\(spec)\": \(reason); use [COMMAND[#N][@USER]=]FAULT, the faults are listed in mock-imap-server --help")
     }
 }
