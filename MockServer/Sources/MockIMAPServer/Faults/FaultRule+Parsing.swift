@@ -114,6 +114,8 @@ extension FaultRule {
 
     private static func syntaxError(_ spec: String, _ reason: String) -> MockServerError {
         MockServerError(
-            .invalidFault, "fault \"\(spec)\": \(reason); use [COMMAND[#N][@USER]=]FAULT, the faults are listed in mock-imap-server --help")
+            .invalidFault,
+            "fault \"\(spec)\": \(reason); use [COMMAND[#N][@USER]=]FAULT, the faults are listed in mock-imap-server --help"
+        )
     }
 }
