@@ -162,6 +162,12 @@ import Transport
         try await cut.send("f FETCH 1 BODY.PEEK[]\r\n")
         let received = try await readUntilClosed(cut.connection)
         #expect(received.count == 100)
+        // The transcript shows what was sent, not what would have been.
+        let transcript = try latestSession(server, user: "alice").transcript
+        let partialLine = String(decoding: received, as: UTF8.self).components(separatedBy: "\r\n").last
+        #expect(transcript.last?.direction == .server && transcript.last?.text == partialLine)
+        #expect(partialLine == "Subject")
+        #expect(!transcript.contains { $0.text.hasPrefix("f OK") })
         // The second FETCH is whole; the first 100 bytes were its beginning.
         let whole = try await server.rawClient(tls: false)
         _ = try await whole.selectInbox()

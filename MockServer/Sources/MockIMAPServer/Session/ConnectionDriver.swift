@@ -281,10 +281,7 @@ struct ConnectionDriver {
             return true
         case .respond(let status, _, _):
             writePendingInjection()
-            if let bytes = effects.replacementResponse(tag: tagged.tag) {
-                record.record(.server, bytes)
-                output += bytes
-            }
+            if let bytes = effects.replacementResponse(tag: tagged.tag) { output += bytes }
             if status == .bye { machine.connectionClosed() }
         case nil:
             let action: SessionStateMachine.Action
@@ -307,6 +304,8 @@ struct ConnectionDriver {
         let bytes = output
         output = []
         let (writes, thenClose) = effects.writes(of: bytes)
+        // The transcript shows what the client got, not what the command would have sent.
+        record.record(.server, Array(writes.joined()))
         for chunk in writes {
             record.writing(chunk.count)
             do {
@@ -337,7 +336,6 @@ struct ConnectionDriver {
 
     private mutating func writePendingInjection() {
         guard !pendingInjection.isEmpty else { return }
-        record.record(.server, pendingInjection)
         output += pendingInjection
         pendingInjection = []
     }
@@ -412,7 +410,8 @@ struct ConnectionDriver {
         for response in responses {
             if case .tagged = response { writePendingInjection() }
             let bytes = ResponseEncoder.encode(response)
-            record.record(.server, bytes)
+            // Faulted responses are recorded when they are written (perhaps cut short).
+            if faultEffects == nil { record.record(.server, bytes) }
             output += bytes
             // Faulted responses are written whole, by the fault's rules.
             if output.count >= 1 << 20 && faultEffects == nil {
