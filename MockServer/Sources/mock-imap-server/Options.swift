@@ -59,7 +59,7 @@ struct Options {
                                          | fragment (one byte per write) | inject:LINE[|LINE...]
                                          | uidvalidity-change
                                   e.g. 'UID STORE#2=NO [UNAVAILABLE] try later', 'SEARCH=stall',
-                                  'delay=200ms' (every response), 'FETCH#1=close-after:100',
+                                  'delay=200ms' (every command), 'FETCH#1=close-after:100',
                                   'NOOP#1=inject:* 3 EXPUNGE', 'uidvalidity-change' (alone: every
                                   LOGOUT gives the selected mailbox a new UIDVALIDITY)
           --exit-with-parent      stop when the process that started this one ends (for test harnesses)

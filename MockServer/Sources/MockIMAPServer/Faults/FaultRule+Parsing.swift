@@ -5,12 +5,12 @@ extension FaultRule {
     /// UID STORE#2=NO [UNAVAILABLE] try later     the 2nd UID STORE gets NO [UNAVAILABLE] try later
     /// SELECT@bob=BAD no                          every SELECT of bob gets BAD
     /// LOGIN#1=BYE [UNAVAILABLE] maintenance      * BYE, then close, on the first LOGIN
-    /// delay=200ms                                every response 200 ms late (also *=delay:200ms)
+    /// delay=200ms                                every command answered 200 ms late (= *=delay:200ms)
     /// FETCH=delay:2s                             every FETCH response 2 s late
     /// SEARCH=stall                               SEARCH never answered
     /// FETCH#1=close-after:100                    close after 100 bytes of the first FETCH's responses
     /// UID FETCH=close-in-literal                 close halfway through the first literal
-    /// fragment                                   every response one byte per write
+    /// fragment                                   every command answered one byte per write
     /// NOOP#1=inject:* 3 EXPUNGE|* 5 EXISTS       untagged lines before the first NOOP's OK
     /// uidvalidity-change                         each LOGOUT renews the selected mailbox's UIDVALIDITY
     /// SELECT#2=uidvalidity-change                the 2nd SELECT's mailbox gets a new UIDVALIDITY first
