@@ -22,6 +22,7 @@ struct Options {
     var loginTimeout: Duration = .seconds(60)
     var hosts = ["localhost", "127.0.0.1", "::1"]
     var exitWithParent = false
+    var faults: [FaultRule] = []
     var help = false
 
     static let usage = """
@@ -30,6 +31,7 @@ struct Options {
 
         USAGE: mock-imap-server [--listen HOST:PORT] [--tls-listen HOST:PORT] [--user NAME:PASSWORD]...
                                 [--seed PATH]... [--demo] [--cert-out FILE] [--profile NAME]
+                                [--fault SPEC]...
 
         OPTIONS:
           --listen HOST:PORT      plain-text listener with STARTTLS (port 0 picks a free one)
@@ -49,6 +51,17 @@ struct Options {
           --profile NAME          full, imap4rev1, gmail-like or exchange-like (default: full)
           --allow-plaintext-auth  allow LOGIN and AUTHENTICATE before STARTTLS on plain text
           --login-timeout SECONDS close connections that do not log in within this time (default: 60)
+          --fault SPEC            misbehave on purpose (repeatable); SPEC is
+                                  [COMMAND[#N][@USER]=]FAULT, no COMMAND: every command,
+                                  #N: only the Nth (counted across sessions), @USER: only that user
+                                  FAULT: NO [CODE] text | BAD [CODE] text | BYE [CODE] text (then close)
+                                         | stall | delay:200ms | close-after:BYTES | close-in-literal
+                                         | fragment (one byte per write) | inject:LINE[|LINE...]
+                                         | uidvalidity-change
+                                  e.g. 'UID STORE#2=NO [UNAVAILABLE] try later', 'SEARCH=stall',
+                                  'delay=200ms' (every command), 'FETCH#1=close-after:100',
+                                  'NOOP#1=inject:* 3 EXPUNGE', 'uidvalidity-change' (alone: every
+                                  LOGOUT gives the selected mailbox a new UIDVALIDITY)
           --exit-with-parent      stop when the process that started this one ends (for test harnesses)
           -h, --help              show this help
 
@@ -97,6 +110,13 @@ struct Options {
                 options.profile = profile
             case "--allow-plaintext-auth": options.allowPlainTextAuthentication = true
             case "--exit-with-parent": options.exitWithParent = true
+            case "--fault":
+                let spec = try value(argument)
+                do throws(MockServerError) {
+                    options.faults.append(try FaultRule(parsing: spec))
+                } catch {
+                    throw UsageError("--fault: " + error.message)
+                }
             case "--login-timeout":
                 let text = try value(argument)
                 guard let seconds = Double(text), seconds > 0 else {

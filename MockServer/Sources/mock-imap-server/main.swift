@@ -126,7 +126,7 @@ do {
             listeners: listeners, tls: tls, profile: options.profile, users: options.users,
             allowPlainTextAuthentication: options.allowPlainTextAuthentication, loginTimeout: options.loginTimeout,
             // Nothing reads transcripts out of this process: do not keep them.
-            recordsTranscripts: false))
+            recordsTranscripts: false, faults: FaultPlan(options.faults)))
     let owner = options.users[0].name
     for path in options.seeds { try server.store.seed(user: owner, from: try seedSource(path)) }
     if options.demo { try DemoMailbox.seed(into: server.store, user: owner) }

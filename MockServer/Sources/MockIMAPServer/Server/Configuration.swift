@@ -36,6 +36,9 @@ extension MockIMAPServer {
         /// Whether each session keeps a transcript (client and server lines, credentials
         /// replaced by `***`).
         public var recordsTranscripts: Bool
+        /// The faults the server starts with (none by default); `MockIMAPServer.faults` changes
+        /// them while it runs.
+        public var faults: FaultPlan
 
         /// A configuration; by default one plain-text and one implicit-TLS listener on free
         /// loopback ports, a fresh self-signed certificate for localhost and 127.0.0.1, the `full`
@@ -50,7 +53,8 @@ extension MockIMAPServer {
             loginTimeout: Duration = .seconds(60),
             autologoutTimeout: Duration = .seconds(30 * 60),
             limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 50 << 20),
-            recordsTranscripts: Bool = true
+            recordsTranscripts: Bool = true,
+            faults: FaultPlan = []
         ) {
             self.listeners = listeners
             self.tls = tls
@@ -62,6 +66,7 @@ extension MockIMAPServer {
             self.autologoutTimeout = autologoutTimeout
             self.limits = limits
             self.recordsTranscripts = recordsTranscripts
+            self.faults = faults
         }
     }
 

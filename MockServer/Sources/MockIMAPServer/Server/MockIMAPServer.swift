@@ -30,6 +30,8 @@ public final class MockIMAPServer: Sendable {
     public let certificatePEM: [UInt8]
     /// The listeners with the ports they got.
     public let listeners: [Listener]
+    /// The faults in force: starts with `configuration.faults`; tests add and remove rules.
+    public let faults: FaultController
 
     private let networkListeners: [NetworkListener]
     private let certificate: ServerTLSConfiguration
@@ -53,6 +55,7 @@ public final class MockIMAPServer: Sendable {
         self.listeners = listeners
         self.networkListeners = networkListeners
         store = MailStore(users: configuration.users, defaultMailboxes: configuration.defaultMailboxes)
+        faults = FaultController(plan: configuration.faults)
     }
 
     /// Opens the listeners and starts accepting connections.
@@ -113,6 +116,7 @@ public final class MockIMAPServer: Sendable {
         let store = store
         let configuration = configuration
         let certificate = certificate
+        let faults = faults
         registry.withLock { registry in
             guard !registry.stopped else {
                 connection.close()
@@ -126,7 +130,7 @@ public final class MockIMAPServer: Sendable {
             let task = Task { [weak self] in
                 var driver = ConnectionDriver(
                     connection: connection, listener: listener, store: store, configuration: configuration,
-                    certificate: certificate, record: record)
+                    certificate: certificate, record: record, faults: faults)
                 await driver.run()
                 _ = self?.registry.withLock { $0.running.removeValue(forKey: id) }
             }
@@ -152,6 +156,8 @@ public final class MockIMAPServer: Sendable {
             return Array(registry.running.values)
         }
         for session in running { session.connection.close() }
+        // Ends a delay a fault put in a session's way.
+        for session in running { session.task.cancel() }
         for session in running { await session.task.value }
         for task in acceptTasks.withLock({ $0 }) { await task.value }
     }

@@ -26,6 +26,8 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let uidInUse = Code("uidInUse")
         /// A listener could not be opened, or TLS could not be set up.
         public static let startFailed = Code("startFailed")
+        /// A fault specification (`--fault`, `FaultRule(parsing:)`) is malformed.
+        public static let invalidFault = Code("invalidFault")
     }
 
     /// The kind of failure.

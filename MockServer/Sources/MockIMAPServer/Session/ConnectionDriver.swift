@@ -10,6 +10,10 @@ import Transport
 /// from the reader task, silence (a read timeout), the end of the stream, and "the selected
 /// mailbox changed" from the store. The reader is restarted after STARTTLS with a new epoch, so
 /// plain-text bytes read before the handshake are dropped, never parsed.
+///
+/// Faults (`FaultController`) are applied here, on the way out: each command is reported to the
+/// server's faults before it runs, and the effects that come back change how (and whether) it is
+/// run and how its responses are written. The session state machine knows nothing of them.
 struct ConnectionDriver {
     enum Input: Sendable {
         case bytes([UInt8], epoch: Int)
@@ -28,6 +32,7 @@ struct ConnectionDriver {
     let configuration: MockIMAPServer.Configuration
     let certificate: ServerTLSConfiguration
     let record: SessionRecord
+    let faults: FaultController
 
     private var machine: SessionStateMachine
     private var parser: CommandParser
@@ -45,16 +50,24 @@ struct ConnectionDriver {
     private var unattributed: [UInt8] = []
     private var appendedTotal = 0
     private var attributedTotal = 0
+    /// A fault stalled the connection: nothing more is read or answered until it closes.
+    private var stalled = false
+    /// The effects of the faults on the command being run, if any.
+    private var faultEffects: FaultEffects?
+    /// Injected untagged lines waiting for the command's tagged response.
+    private var pendingInjection: [UInt8] = []
 
     init(
         connection: NetworkConnection, listener: MockIMAPServer.Listener.Kind, store: MailStore,
-        configuration: MockIMAPServer.Configuration, certificate: ServerTLSConfiguration, record: SessionRecord
+        configuration: MockIMAPServer.Configuration, certificate: ServerTLSConfiguration, record: SessionRecord,
+        faults: FaultController
     ) {
         self.connection = connection
         self.store = store
         self.configuration = configuration
         self.certificate = certificate
         self.record = record
+        self.faults = faults
         machine = SessionStateMachine(
             settings: SessionStateMachine.Settings(
                 profile: configuration.profile, offersStartTLS: listener == .plain,
@@ -78,6 +91,11 @@ struct ConnectionDriver {
         }
         guard await perform(machine.connected()), await flush() else { return }
         for await input in inputs {
+            if stalled {
+                // A stall ends only when the client or the server closes the connection.
+                if case .closed = input { return }
+                continue
+            }
             switch input {
             case .bytes(let bytes, let inputEpoch):
                 guard inputEpoch == epoch else { continue }
@@ -148,7 +166,7 @@ struct ConnectionDriver {
         parser.append(bytes)
         unattributed += bytes
         appendedTotal += bytes.count
-        while !closing && startTLSResponse == nil {
+        while !closing && !stalled && startTLSResponse == nil {
             let event: CommandParserEvent?
             do {
                 event = try parser.next()
@@ -179,7 +197,15 @@ struct ConnectionDriver {
                 } else {
                     recordClientFrame(frame, redacting: .credentialCommands)
                 }
-                if let violation = LiteralRules.violation(in: frame, capabilities: machine.capabilities) {
+                let violation = LiteralRules.violation(in: frame, capabilities: machine.capabilities)
+                let effects = faults.commandReceived(
+                    name: tagged.command.name, tag: tagged.tag, user: machine.user, session: record.id)
+                if !effects.isEmpty {
+                    guard await perform(tagged, violation: violation, with: effects) else { return false }
+                    parser.mode = machine.parserMode
+                    continue
+                }
+                if let violation {
                     action = machine.literalRuleBroken(tag: tagged.tag, violation)
                 } else {
                     action = machine.commandReceived(tagged)
@@ -231,6 +257,87 @@ struct ConnectionDriver {
             }
             record.record(.client, bytes)
         }
+    }
+
+    // MARK: - Faults
+
+    /// Runs a command some faults fired on, and writes its responses the way they say; false
+    /// when the connection is gone.
+    private mutating func perform(
+        _ tagged: TaggedCommand, violation: LiteralRules.Violation?, with effects: FaultEffects
+    ) async -> Bool {
+        // What earlier commands wrote goes out unharmed.
+        guard await flush() else { return false }
+        if effects.changesUIDValidity { renewUIDValidity(for: tagged.command) }
+        faultEffects = effects
+        pendingInjection = effects.injectedBytes
+        defer {
+            faultEffects = nil
+            pendingInjection = []
+        }
+        switch effects.replacement {
+        case .stall:
+            stalled = true
+            return true
+        case .respond(let status, _, _):
+            writePendingInjection()
+            if let bytes = effects.replacementResponse(tag: tagged.tag) { output += bytes }
+            if status == .bye { machine.connectionClosed() }
+        case nil:
+            let action: SessionStateMachine.Action
+            if let violation {
+                action = machine.literalRuleBroken(tag: tagged.tag, violation)
+            } else {
+                action = machine.commandReceived(tagged)
+            }
+            guard await perform(action) else { return false }
+            // No tagged response yet (IDLE, a SASL challenge): the lines go after what was written.
+            writePendingInjection()
+        }
+        if let delay = effects.delay {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return false  // the server is stopping
+            }
+        }
+        let bytes = output
+        output = []
+        let (writes, thenClose) = effects.writes(of: bytes)
+        // The transcript shows what the client got, not what the command would have sent.
+        record.record(.server, Array(writes.joined()))
+        for chunk in writes {
+            record.writing(chunk.count)
+            do {
+                try await connection.write(chunk)
+            } catch {
+                return false
+            }
+        }
+        if thenClose {
+            closing = true
+            machine.connectionClosed()
+        }
+        return true
+    }
+
+    /// Gives the mailbox a command names (SELECT, EXAMINE, STATUS), else the selected one, a
+    /// fresh UIDVALIDITY.
+    private func renewUIDValidity(for command: Command) {
+        guard let user = machine.user else { return }
+        var mailbox = mailboxSession?.selected.map { MailboxName(ByteString($0.name)).displayName }
+        if case .select(let name, _) = command { mailbox = name.displayName }
+        if case .examine(let name, _) = command { mailbox = name.displayName }
+        if case .status(let name, _) = command { mailbox = name.displayName }
+        guard let mailbox else { return }
+        // A mailbox that does not exist has no UIDVALIDITY to change; the command says so itself.
+        _ = try? store.renewUIDValidity(user: user, mailbox: mailbox)
+    }
+
+    private mutating func writePendingInjection() {
+        guard !pendingInjection.isEmpty else { return }
+        output += pendingInjection
+        pendingInjection = []
     }
 
     // MARK: - Actions
@@ -301,10 +408,13 @@ struct ConnectionDriver {
     /// many large messages never sits whole in memory; false when the connection is gone.
     private mutating func write(_ responses: [Response]) async -> Bool {
         for response in responses {
+            if case .tagged = response { writePendingInjection() }
             let bytes = ResponseEncoder.encode(response)
-            record.record(.server, bytes)
+            // Faulted responses are recorded when they are written (perhaps cut short).
+            if faultEffects == nil { record.record(.server, bytes) }
             output += bytes
-            if output.count >= 1 << 20 {
+            // Faulted responses are written whole, by the fault's rules.
+            if output.count >= 1 << 20 && faultEffects == nil {
                 guard await flush() else { return false }
             }
         }
@@ -316,6 +426,7 @@ struct ConnectionDriver {
         guard !output.isEmpty else { return true }
         let bytes = output
         output = []
+        record.writing(bytes.count)
         do {
             try await connection.write(bytes)
             return true

@@ -31,6 +31,11 @@ public struct SessionInfo: Hashable, Sendable, Identifiable {
     public let isOpen: Bool
     /// Client and server lines in order (empty when transcripts are off).
     public let transcript: [TranscriptLine]
+    /// How many writes the server made to the connection (counted just before each write): a
+    /// test hook for `Fault.fragment`.
+    package let writeCount: Int
+    /// How many bytes those writes carried.
+    package let bytesWritten: Int
 
     /// The transcript as text, one `C:`/`S:` line each.
     public var transcriptText: String { transcript.map(\.description).joined(separator: "\n") }
@@ -46,6 +51,8 @@ final class SessionRecord: Sendable {
         var user: String?
         var isOpen = true
         var lines: [TranscriptLine] = []
+        var writeCount = 0
+        var bytesWritten = 0
     }
 
     private let state = Mutex(State())
@@ -110,11 +117,21 @@ final class SessionRecord: Sendable {
 
     func loggedIn(_ user: String) { state.withLock { $0.user = user } }
 
+    /// The driver is about to write `count` bytes.
+    func writing(_ count: Int) {
+        state.withLock { state in
+            state.writeCount += 1
+            state.bytesWritten += count
+        }
+    }
+
     func closed() { state.withLock { $0.isOpen = false } }
 
     var info: SessionInfo {
         state.withLock { state in
-            SessionInfo(id: id, listener: listener, user: state.user, isOpen: state.isOpen, transcript: state.lines)
+            SessionInfo(
+                id: id, listener: listener, user: state.user, isOpen: state.isOpen, transcript: state.lines,
+                writeCount: state.writeCount, bytesWritten: state.bytesWritten)
         }
     }
 

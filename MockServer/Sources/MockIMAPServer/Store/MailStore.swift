@@ -136,6 +136,25 @@ public final class MailStore: Sendable {
         try update(user: user, mailbox: Self.wireName(mailbox)) { record in record.uidValidity = value }
     }
 
+    /// Gives a mailbox a fresh UIDVALIDITY, different from its current one, as if it had been
+    /// deleted and created again; returns it. Sessions that have it selected get `* BYE` at
+    /// their next command; the next SELECT shows the new value.
+    @discardableResult
+    public func renewUIDValidity(user: String, mailbox: String) throws(MockServerError) -> UInt32 {
+        let name = Self.wireName(mailbox)
+        let fresh = try state.withLock { (state: inout State) throws(MockServerError) -> UInt32 in
+            guard state.accounts[user] != nil else { throw Self.unknownUser(user) }
+            guard let current = state.accounts[user]?.mailboxes[name]?.uidValidity else {
+                throw Self.unknownMailbox(mailbox, user: user)
+            }
+            var fresh = state.takeUIDValidity()
+            while fresh == current { fresh = state.takeUIDValidity() }
+            return fresh
+        }
+        try setUIDValidity(fresh, user: user, mailbox: mailbox)
+        return fresh
+    }
+
     /// The UIDVALIDITY of a mailbox.
     public func uidValidity(user: String, mailbox: String) -> UInt32? {
         snapshot(user: user, mailbox: Self.wireName(mailbox))?.uidValidity
