@@ -117,6 +117,7 @@ public actor MailboxConnection {
         if let selected, session?.isUsable ?? false { return selected }
         let session = try await establish(reporting: known != nil)
         self.session = session
+        if !watchers.isEmpty { startListening() }
         return selected ?? SelectedMailbox(name: mailbox, isReadOnly: false)
     }
 
@@ -197,7 +198,8 @@ public actor MailboxConnection {
         let id = nextWatcher
         watchers[id] = continuation
         continuation.onTermination = { _ in Task { await self.removeWatcher(id) } }
-        startListening()
+        // Listening starts with the first session (open, or the first call).
+        if session != nil { startListening() }
         return stream
     }
 
@@ -237,8 +239,15 @@ public actor MailboxConnection {
         let session = try await liveSession()
         do {
             return try await call(session, expectation())
-        } catch  where Self.isConnectionLoss(error) {
-            let fresh = try await reconnect(after: error)
+        } catch  where Self.isTransient(error) {
+            let fresh: IMAPSession
+            if Self.isConnectionLoss(error) {
+                fresh = try await reconnect(after: error)
+            } else {
+                // NO [UNAVAILABLE]: the connection is fine; wait a moment, then once more.
+                try await pause(policy.delay(attempt: 0, jitter: random.nextUnit()))
+                fresh = try await liveSession()
+            }
             return try await call(fresh, expectation())
         }
     }
@@ -252,6 +261,7 @@ public actor MailboxConnection {
         if session == nil {
             let session = try await establish(reporting: false)
             self.session = session
+            if !watchers.isEmpty { startListening() }
             return session
         }
         return try await reconnect(after: IMAPError(.connection, "the connection was lost"))
@@ -295,7 +305,7 @@ public actor MailboxConnection {
                 reconnectCount += 1
                 if !watchers.isEmpty { restartListening() }
                 return session
-            } catch  where error.code == .authentication || error.code == .insecure || error.code == .tls {
+            } catch  where !Self.isTransient(error) && error.code != .no {
                 // Retrying cannot fix a refused login or an untrusted certificate.
                 broadcast(.failed(error))
                 throw error

@@ -83,6 +83,9 @@ public struct SequenceSet: Hashable, Sendable, CustomStringConvertible {
     /// The single number `value`.
     public init(_ value: UInt32) { self.init([SequenceRange(value)]) }
 
+    /// The set of one range of numbers (`1...500` is `1:500`).
+    public init(_ range: ClosedRange<UInt32>) { self.init([SequenceRange(range)]) }
+
     /// Whether the set names no message.
     public var isEmpty: Bool { ranges.isEmpty && !isLastSearchResult }
 
