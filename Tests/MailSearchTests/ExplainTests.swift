@@ -237,8 +237,14 @@ func words(_ word: String) -> String {
             error: "in: at column 6 cannot be negated or combined with OR; it chooses where the whole search runs"),
         ExplainRow("two in", "in:A in:B", error: "only one in: is allowed (column 6)"),
         ExplainRow(
-            "too deep", String(repeating: "(", count: 70) + "a" + String(repeating: ")", count: 70),
-            error: "the query nests too deeply at column 65 (at most 64 levels)"),
+            "too deep", String(repeating: "(", count: 300) + "a" + String(repeating: ")", count: 300),
+            error: "the query nests too deeply at column 257 (at most 256 levels)"),
+        ExplainRow(
+            "too many ORs", String(repeating: "a OR ", count: 300) + "a",
+            error: "the query nests too deeply at column 1278 (at most 256 levels)"),
+        ExplainRow(
+            "negations count", String(repeating: "-", count: 300) + "a",
+            error: "the query nests too deeply at column 257 (at most 256 levels)"),
     ]
 
     @Test(arguments: specExamples)
@@ -267,5 +273,17 @@ func words(_ word: String) -> String {
                 #expect(error.message == message)
             }
         }
+    }
+}
+
+@Suite struct LimitTests {
+    /// The longest OR chain and deepest nesting accepted still compile and encode.
+    @Test func deepestAcceptedQueriesEncode() throws {
+        let chain = String(repeating: "a OR ", count: 255) + "a"
+        let lines = try explain(chain, context: Server.rev1.context)
+        #expect(lines.count == 1)
+        #expect(lines[0].hasPrefix("UID SEARCH " + String(repeating: "OR ", count: 255)))
+        let nested = String(repeating: "-(", count: 126) + "a" + String(repeating: ")", count: 126)
+        #expect(try explain(nested, context: Server.rev1.context) == ["UID SEARCH \(words(#""a""#)) UNDELETED"])
     }
 }

@@ -60,5 +60,7 @@ public struct FlagPolicyWarning: Hashable, Sendable, CustomStringConvertible {
         "this mailbox cannot store the keyword \(keyword) (its PERMANENTFLAGS have neither it nor \\*), so pins use \\Flagged instead"
     }
 
+    /// The same as `message`.
+
     public var description: String { message }
 }

@@ -201,6 +201,8 @@ public struct SearchHistoryWarning: Hashable, Sendable, CustomStringConvertible 
         "the search history at \(path) was replaced with an empty one because \(reason)"
     }
 
+    /// The same as `message`.
+
     public var description: String { message }
 }
 
@@ -212,6 +214,8 @@ public struct SearchHistoryError: Error, Hashable, Sendable, CustomStringConvert
         public let name: String
 
         private init(_ name: String) { self.name = name }
+
+        /// The code\'s name.
 
         public var description: String { name }
 
@@ -229,6 +233,8 @@ public struct SearchHistoryError: Error, Hashable, Sendable, CustomStringConvert
         self.code = code
         self.message = message
     }
+
+    /// The same as `message`.
 
     public var description: String { message }
 }

@@ -23,6 +23,8 @@ public struct Suggestion: Hashable, Sendable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The same as `text`.
+
     public var description: String { text }
 }
 

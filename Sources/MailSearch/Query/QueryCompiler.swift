@@ -103,7 +103,10 @@ private struct Compiler {
         case .undraft: return .draft
         case .keyword(let flag): return .unkeyword(flag)
         case .unkeyword(let flag): return .keyword(flag)
-        case .not(let inner): return inner
+        case .not(let inner):
+            // Undo the parentheses that negating an OR added.
+            if case .and(let keys) = inner, keys.count == 1 { return keys[0] }
+            return inner
         case .or: return .not(.and([key]))
         case .all, .bcc, .before, .body, .cc, .from, .header, .larger, .new, .old, .on, .recent, .sentBefore,
             .sentOn, .sentSince, .since, .smaller, .subject, .text, .to, .uid, .sequenceNumbers, .and,

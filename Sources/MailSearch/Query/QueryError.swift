@@ -10,6 +10,8 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
 
         private init(_ name: String) { self.name = name }
 
+        /// The code\'s name.
+
         public var description: String { name }
 
         /// A `"` without its closing partner.
@@ -53,6 +55,8 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
         self.column = column
         self.message = message
     }
+
+    /// The same as `message`.
 
     public var description: String { message }
 }

@@ -35,8 +35,8 @@ public enum QueryHint: Hashable, Sendable {
 /// ```
 /// Columns in errors and hints are 1-based and count Unicode scalars of the input.
 public enum QueryParser {
-    /// The deepest nesting of parentheses and negations accepted.
-    public static let maximumDepth = 64
+    /// The deepest nesting accepted: parentheses, negations and ORs in a row each add a level.
+    public static let maximumDepth = 256
 
     /// Parses `text`; empty or blank text is `.all`.
     public static func parse(_ text: String) throws(QueryError) -> ParsedQuery {
@@ -471,10 +471,14 @@ private struct Parser {
     // orexpr = unary *(1*SP "OR" 1*SP unary)
     mutating func parseOr(depth: Int) throws(QueryError) -> Query {
         var left = try parseUnary(depth: depth)
+        var chain = 0
         while let token = peek, case .or = token.kind {
             position += 1
             guard let next = peek, next.startsOperand else { throw Self.missingOperand("OR", token.column) }
-            left = .or(left, try parseUnary(depth: depth))
+            // Each OR nests the tree one level deeper (`OR OR a b c`), so it counts toward the depth.
+            chain += 1
+            guard depth + chain < QueryParser.maximumDepth else { throw Self.tooDeep(token.column) }
+            left = .or(left, try parseUnary(depth: depth + chain))
         }
         return left
     }
@@ -485,11 +489,7 @@ private struct Parser {
         guard let token = peek else {
             preconditionFailure("parseUnary is called only where an operand starts")
         }
-        guard depth < QueryParser.maximumDepth else {
-            throw QueryError(
-                .tooDeep, column: token.column,
-                "the query nests too deeply at column \(token.column) (at most \(QueryParser.maximumDepth) levels)")
-        }
+        guard depth < QueryParser.maximumDepth else { throw Self.tooDeep(token.column) }
         switch token.kind {
         case .minus, .not:
             position += 1
@@ -526,6 +526,12 @@ private struct Parser {
 
     static func missingOperand(_ name: String, _ column: Int) -> QueryError {
         QueryError(.missingOperand, column: column, "\"\(name)\" needs something on both sides (column \(column))")
+    }
+
+    static func tooDeep(_ column: Int) -> QueryError {
+        QueryError(
+            .tooDeep, column: column,
+            "the query nests too deeply at column \(column) (at most \(QueryParser.maximumDepth) levels)")
     }
 
     static func unbalancedOpen(_ column: Int) -> QueryError {
