@@ -115,6 +115,17 @@ func lineBreakProblem(in bytes: [UInt8]) -> String? {
                     Issue.record("\(problem) for \(text.debugDescription) on \(server): \(bytes)")
                     return
                 }
+                // What goes on the wire parses back, with IMAPCore's own command parser, to the
+                // command that was meant.
+                var cursor = ByteCursor(bytes)
+                do {
+                    let parsedBack = try cursor.parseTaggedCommand()
+                    #expect(
+                        parsedBack.command == compiled.command(for: context), "\(text.debugDescription) on \(server)")
+                } catch {
+                    Issue.record("\(error) parsing back \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+                    return
+                }
                 #expect(!compiled.explanation(for: context).isEmpty)
             }
         }
