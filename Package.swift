@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MailSearchTests",
-            dependencies: ["MailSearch", "IMAPCore"],
+            dependencies: ["MailSearch", "IMAPClient", "IMAPCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 public import Foundation
+public import IMAPClient
 public import IMAPCore
 
 /// What the compiler needs to know about the server and the mailbox: the capabilities, what was
@@ -41,6 +42,22 @@ public struct SearchContext: Hashable, Sendable {
         self.init(
             capabilities: capabilities, enabledCapabilities: enabledCapabilities, mailboxFlags: mailboxFlags,
             permanentFlags: permanentFlags, flagPolicy: flagPolicy, today: Self.day(of: now, in: timeZone))
+    }
+
+    /// A context for the session's selected `mailbox`.
+    ///
+    /// `SelectedMailbox` cannot tell "no PERMANENTFLAGS sent" from `PERMANENTFLAGS ()`: an empty
+    /// list counts as "not sent" (FLAGS decide) unless the mailbox is read-only, where nothing can
+    /// be stored.
+    public init(
+        capabilities: Set<Capability>, enabledCapabilities: Set<Capability>, mailbox: SelectedMailbox,
+        flagPolicy: FlagPolicy = FlagPolicy(), today: IMAPDate
+    ) {
+        let permanentFlags: [Flag]? =
+            mailbox.isReadOnly ? [] : mailbox.permanentFlags.isEmpty ? nil : mailbox.permanentFlags
+        self.init(
+            capabilities: capabilities, enabledCapabilities: enabledCapabilities, mailboxFlags: mailbox.flags,
+            permanentFlags: permanentFlags, flagPolicy: flagPolicy, today: today)
     }
 
     /// The calendar day (Gregorian) of `date` in `timeZone`.

@@ -1,4 +1,5 @@
 import Foundation
+import IMAPClient
 import IMAPCore
 import MailSearch
 import Testing
@@ -58,5 +59,21 @@ import Testing
         #expect(
             SearchContext.day(of: Date(timeIntervalSince1970: -1), in: TimeZone(identifier: "UTC")!)
                 == IMAPDate(year: 1969, month: 12, day: 31))
+    }
+
+    @Test func contextFromTheSelectedMailbox() {
+        var mailbox = SelectedMailbox(name: "INBOX", isReadOnly: false)
+        mailbox.flags = [.seen, "$Pinned"]
+        let policy = FlagPolicy(pinKeyword: "$Pinned")
+        let unsent = SearchContext(
+            capabilities: [.imap4rev1], enabledCapabilities: [], mailbox: mailbox, flagPolicy: policy,
+            today: Server.today)
+        #expect(unsent.permanentFlags == nil)
+        #expect(unsent.pinFlag.flag == "$Pinned")
+        mailbox.isReadOnly = true
+        let readOnly = SearchContext(
+            capabilities: [.imap4rev1], enabledCapabilities: [], mailbox: mailbox, flagPolicy: policy,
+            today: Server.today)
+        #expect(readOnly.pinFlag.flag == .flagged)
     }
 }
