@@ -154,22 +154,29 @@ public struct QueryAge: Hashable, Sendable {
         self.unit = unit
     }
 
-    /// The day that lies this age before `today` (months and years clamp to the month's last day).
+    /// The earliest day a query reaches: IMAP writes years with four digits.
+    public static let earliestDay = IMAPDate(year: 1000, month: 1, day: 1)!
+
+    /// The day that lies this age before `today` (months and years clamp to the month's last day),
+    /// never before `earliestDay`.
     public func day(before today: IMAPDate) -> IMAPDate {
+        let day: IMAPDate
         switch unit {
-        case .days: return today.adding(days: -count)
-        case .weeks: return today.adding(days: -7 * count)
-        case .months: return Self.shift(today, months: -count)
-        case .years: return Self.shift(today, months: -12 * count)
+        case .days: day = today.adding(days: -count)
+        case .weeks: day = today.adding(days: -7 * count)
+        case .months: day = Self.shift(today, months: -count)
+        case .years: day = Self.shift(today, months: -12 * count)
         }
+        return max(day, Self.earliestDay)
     }
 
     private static func shift(_ date: IMAPDate, months: Int) -> IMAPDate {
         let index = date.year * 12 + (date.month - 1) + months
-        let year = max(1, min(9999, index / 12))
-        let month = index / 12 < 1 ? 1 : index % 12 + 1
+        guard index >= earliestDay.year * 12 else { return earliestDay }
+        let year = index / 12
+        let month = index % 12 + 1
         let day = min(date.day, IMAPDate.daysInMonth(year: year, month: month))
-        return IMAPDate(year: year, month: month, day: day) ?? date
+        return IMAPDate(year: year, month: month, day: day) ?? earliestDay
     }
 }
 

@@ -146,11 +146,11 @@ private struct Compiler {
         case .receivedBefore(let date): return [.before(date.start(today: today))]
         case .receivedOn(let date):
             if date.start(today: today) == date.end(today: today) { return [.on(date.start(today: today))] }
-            return [.since(date.start(today: today)), .before(date.end(today: today).adding(days: 1))]
+            return [.since(date.start(today: today))] + Self.beforeDayAfter(date.end(today: today))
         case .receivedBetween(let start, let end):
             var keys: [SearchKey] = []
             if let start { keys.append(.since(start.start(today: today))) }
-            if let end { keys.append(.before(end.end(today: today).adding(days: 1))) }
+            if let end { keys += Self.beforeDayAfter(end.end(today: today)) }
             return keys.isEmpty ? [.all] : keys
         case .sentAfter(let date): return [.sentSince(date.start(today: today))]
         case .sentBefore(let date): return [.sentBefore(date.start(today: today))]
@@ -196,6 +196,13 @@ private struct Compiler {
             mentionsDeleted = true
             return .deleted
         }
+    }
+
+    /// `BEFORE` the day after `day`; nothing after 31-Dec-9999, which every message is before
+    /// (and a five-digit year cannot be written).
+    static func beforeDayAfter(_ day: IMAPDate) -> [SearchKey] {
+        let next = day.adding(days: 1)
+        return next.year > 9999 ? [] : [.before(next)]
     }
 
     /// Seconds from the start of `day` to the start of today, when the server has WITHIN.

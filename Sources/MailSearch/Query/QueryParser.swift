@@ -337,8 +337,10 @@ private struct Lexer {
         let numbers = parts.compactMap { Int($0) }
         guard numbers.count == parts.count else { throw invalid }
         switch numbers.count {
+        case _ where !(1000...9999).contains(numbers[0]):
+            // IMAP writes years with four digits.
+            throw invalid
         case 1:
-            guard (1...9999).contains(numbers[0]) else { throw invalid }
             return .year(numbers[0])
         case 2:
             guard IMAPDate(year: numbers[0], month: numbers[1], day: 1) != nil else { throw invalid }

@@ -117,6 +117,10 @@ func words(_ word: String) -> String {
         ExplainRow(
             "sent", "sent-after:2024-01-01 sent-before:2024-02-01",
             "UID SEARCH SENTSINCE 1-Jan-2024 SENTBEFORE 1-Feb-2024 UNDELETED"),
+        ExplainRow("on the last year", "on:9999", "UID SEARCH SINCE 1-Jan-9999 UNDELETED"),
+        ExplainRow("through the last day", "date:..9999-12-31", "UID SEARCH ALL UNDELETED"),
+        ExplainRow("age clamps to year 1000", "newer_than:999999d", "UID SEARCH SINCE 1-Jan-1000 UNDELETED"),
+        ExplainRow("months clamp to year 1000", "older_than:99999m", "UID SEARCH BEFORE 1-Jan-1000 UNDELETED"),
         ExplainRow("older weeks", "older_than:2w", "UID SEARCH BEFORE 1-Mar-2024 UNDELETED"),
         ExplainRow("newer months", "newer_than:1m", "UID SEARCH SINCE 15-Feb-2024 UNDELETED"),
         ExplainRow("newer year", "newer_than:1y", "UID SEARCH SINCE 15-Mar-2023 UNDELETED"),
@@ -189,6 +193,7 @@ func words(_ word: String) -> String {
         ExplainRow("CR", "a\rb", error: "a search value cannot contain a line break"),
         ExplainRow("NUL", "a\u{0}b", error: "a search value cannot contain a NUL character"),
         ExplainRow("bad month", "before:2024-13", error: #"invalid date "2024-13" (column 8)"#),
+        ExplainRow("three-digit year", "after:0999-01-01", error: #"invalid date "0999-01-01" (column 7)"#),
         ExplainRow("bad date shape", "on:03/05/2024", error: #"invalid date "03/05/2024" (column 4)"#),
         ExplainRow("bad range end", "date:2024..2024-02-30", error: #"invalid date "2024-02-30" (column 12)"#),
         ExplainRow(

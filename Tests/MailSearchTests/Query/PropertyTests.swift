@@ -57,7 +57,9 @@ func lineBreakProblem(in bytes: [UInt8]) -> String? {
         "has:attachment", "after:2024-03-05", "date:2024..", "newer_than:7d", "larger:5G", "smaller:1K",
         "uid:1:*", "raw:", "in:all", "in:Archive", "OR", "AND", "NOT", "or", "-", "(", ")", "\"", "\\", "\\\"",
         " ", " ", " ", "\t", "\r", "\n", "\r\n", "\0", "a", "bob", "Müller", "パリ", "😀", "e\u{301}", "10:30",
-        String(repeating: "x", count: 69), String(repeating: "é", count: 40), "{5}", "{3+}", "*", "%",
+        String(repeating: "x", count: 69), String(repeating: "é", count: 40), "{5}", "{3+}", "*", "%", "on:9999",
+        "date:1000-01..9999-12-31", "newer_than:999999d",
+        "older_than:99999y", "newer_than:999999m", "before:1000",
     ]
 
     static let servers: [Server] = [.rev1, .rev2, .literalPlus, .literalMinus, .utf8Accept, .sort, .esearch, .gmail]
