@@ -130,6 +130,7 @@ func words(_ word: String) -> String {
         ExplainRow("larger limit", "larger:4294967295", "UID SEARCH LARGER 4294967295 UNDELETED"),
         ExplainRow("smaller bytes", "smaller:100", "UID SEARCH SMALLER 100 UNDELETED"),
         ExplainRow("uid", "uid:1:100,200", "UID SEARCH UID 1:100,200 UNDELETED"),
+        ExplainRow("uid compressed", "uid:3,1,2,10:12,11,500:*", "UID SEARCH UID 1:3,10:12,500:* UNDELETED"),
         ExplainRow("raw on Gmail", #"raw:"has:drive""#, on: .gmail, #"UID SEARCH X-GM-RAW "has:drive" UNDELETED"#),
         ExplainRow("in", "in:Archive from:bob", #"UID SEARCH FROM "bob" UNDELETED"#),
         ExplainRow("in alone", "in:all", "UID SEARCH ALL UNDELETED"),
