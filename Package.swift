@@ -74,6 +74,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "MailSearchTests",
+            dependencies: ["MailSearch", "IMAPClient", "IMAPCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MailSearchCLITests",
             dependencies: ["MailSearchCLI", "IMAPCore"],
             swiftSettings: strictSettings

@@ -1,2 +1,0 @@
-/// MailSearch module.
-public enum MailSearch {}
