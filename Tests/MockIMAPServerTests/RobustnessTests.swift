@@ -78,7 +78,8 @@ import Transport
         #expect(try await silent.readLine(timeout: .seconds(10)) == "* BYE Autologout; idle for too long")
         await #expect(throws: TransportError.self) { try await silent.readLine(timeout: .seconds(5)) }
         #expect(ContinuousClock.now - started < .seconds(5))
-        // A logged-in session is not subject to the login timeout.
+        // A logged-in session is not subject to the login timeout. This sleep is the test's
+        // subject, not synchronisation: the logged-in session stays silent past the timeout.
         try await Task.sleep(for: .milliseconds(800))
         #expect(try await loggedIn.command("n", "NOOP") == ["n OK NOOP completed"])
         await server.stop()

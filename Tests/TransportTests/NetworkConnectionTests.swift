@@ -23,6 +23,12 @@ func startServer(
     connection.close()
 }
 
+/// A server that says nothing until the test ends (finishes `testEnded`): its silence is the
+/// subject of the test.
+func staySilent(until testEnded: AsyncStream<Never>) async {
+    for await _ in testEnded {}
+}
+
 /// Reads until `count` bytes have arrived.
 func readExactly(_ count: Int, from connection: NetworkConnection) async throws -> [UInt8] {
     var bytes: [UInt8] = []
@@ -150,6 +156,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         try await connection.write(Array("a STARTTLS\r\n".utf8))
         // Wait until the OK line has arrived with the injected line behind it (54 bytes) ...
         let deadline = ContinuousClock.now + .seconds(20)
+        // (No event says so: the unreadByteCount hook is polled, within a deadline.)
         while connection.unreadByteCount < 54 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -208,15 +215,18 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
 
     @Test func readTimesOutWhenTheServerSaysNothing() async throws {
+        let (testEnded, endTest) = AsyncStream<Never>.makeStream()
+        defer { endTest.finish() }
         let listener = try startServer { connection in
-            try? await Task.sleep(for: .seconds(5))
+            await staySilent(until: testEnded)
             connection.close()
         }
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         let started = ContinuousClock.now
         await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(300)) }
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // The 300 ms timeout, not some other, longer one; generous, as the machine is shared.
+        #expect(ContinuousClock.now - started < .seconds(10))
         listener.stop()
     }
 
@@ -237,8 +247,10 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
 
     @Test func cancellingAReadEndsItPromptly() async throws {
+        let (testEnded, endTest) = AsyncStream<Never>.makeStream()
+        defer { endTest.finish() }
         let listener = try startServer { connection in
-            try? await Task.sleep(for: .seconds(5))
+            await staySilent(until: testEnded)
             connection.close()
         }
         let connection = try await NetworkConnection.connect(
@@ -253,7 +265,13 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
                 return nil
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancel the read once it waits on the I/O thread. (No event says so: the count is
+        // polled, within a deadline.)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while connection.pendingReadCount == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(connection.pendingReadCount == 1)
         reader.cancel()
         #expect(await reader.value == .cancelled)
         // The connection still works after a cancelled read.
@@ -265,7 +283,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         let listener = try NetworkListener(host: "127.0.0.1", port: 0)
         let port = listener.port
         listener.stop()
-        try await Task.sleep(for: .milliseconds(100))
+        // The stream ends once the accept thread has closed the listening socket.
+        for await _ in listener.connections {}
         await expectTransportError(.connectionRefused) {
             _ = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
         }
