@@ -128,7 +128,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func plainTextServerOnATLSPort() async throws {
         let listener = try startServer { connection in
             try? await connection.write(Array("* OK [CAPABILITY IMAP4rev1] plain server ready\r\n".utf8))
-            _ = try? await connection.read(timeout: .seconds(5))
+            _ = try? await connection.read(timeout: .seconds(30))
             connection.close()
         }
         let error = await expectTransportError(.notTLS) {
@@ -142,7 +142,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func startTLSThrowsAwayBytesThatCameBeforeTheHandshake() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
-            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            guard (try? await connection.read(timeout: .seconds(30))) != nil else { return }
             // The OK and an injected response in the same packet, then TLS.
             // (One step, so the client's ClientHello cannot arrive before the server switches.)
             try? await connection.startTLS(
@@ -173,7 +173,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func serverStartTLSAfterWritingTheResponseWinsTheRaceWithAnEagerClient() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
-            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            guard (try? await connection.read(timeout: .seconds(30))) != nil else { return }
             // The response and the handshake in one step: the client's ClientHello, sent the moment
             // it reads the OK, must reach the handshake and not be dropped as pre-TLS bytes.
             try? await connection.startTLS(server: certificate, afterWriting: Array("a OK Begin TLS\r\n".utf8))
@@ -239,7 +239,9 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             host: "127.0.0.1", port: listener.port, security: .plainText)
         var received: [UInt8] = []
         let error = await expectTransportError(.connectionClosed) {
-            while true { received += try await connection.read(timeout: .seconds(5)) }
+            // A guard against a hang, not the subject: generous, as other tests may hold the
+            // cooperative pool for seconds (50 TLS contexts, each loading the system trust store).
+            while true { received += try await connection.read(timeout: .seconds(30)) }
         }
         #expect(String(decoding: received, as: UTF8.self).hasSuffix("only part"))
         #expect(error?.message.contains("closed") == true)
