@@ -198,7 +198,10 @@ public actor IMAPSession {
             }
         }
         if case .idling = machine.idle {
-            if idleSince == nil { idleSince = .now }
+            if idleSince == nil {
+                idleSince = .now
+                logger.debug("idling")
+            }
         } else {
             idleSince = nil
         }

@@ -43,29 +43,41 @@ struct WakeUpPipe: Sendable {
     init() throws(TransportError) {
         var ends: [Int32] = [0, 0]
         try systemCall("pipe") { pipe(&ends) }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        do {
+            for end in ends { try makeNonBlockingAndCloseOnExec(end) }
+        } catch {
+            for end in ends { closeDescriptor(end) }
+            throw error
         }
         readEnd = ends[0]
         writeEnd = ends[1]
     }
 
-    /// Wakes the polling thread. Safe from any thread; a full pipe already means "wake up".
+    /// Wakes the polling thread. Safe from any thread; a full pipe (EAGAIN) already means "wake up".
+    ///
+    /// Any other failure means the pipe is gone, which cannot happen while a caller holds the
+    /// connection (it is closed only in `deinit`): a bug, so debug builds stop there.
     func signal() {
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        do {
+            _ = try systemCall("write", handingBack: isWouldBlock) { write(writeEnd, &byte, 1) }
+        } catch {
+            assertionFailure("could not wake the I/O thread: \(error)")
+        }
     }
 
-    /// Clears pending wake-ups.
-    func drain() {
+    /// Clears pending wake-ups (until the non-blocking read finds the pipe empty).
+    func drain() throws(TransportError) {
         var bytes = [UInt8](repeating: 0, count: 64)
-        while read(readEnd, &bytes, 64) > 0 {}
+        while true {
+            let drained = try systemCall("read", handingBack: isWouldBlock) { read(readEnd, &bytes, 64) }
+            guard case .success(let count) = drained, count > 0 else { return }
+        }
     }
 
     /// Closes both ends.
     func close() {
-        _ = Glibc.close(readEnd)
-        _ = Glibc.close(writeEnd)
+        closeDescriptor(readEnd)
+        closeDescriptor(writeEnd)
     }
 }

@@ -126,6 +126,9 @@ public final class NetworkConnection: Sendable {
     /// Bytes received and not yet read (a test hook: it lets a test know that data has arrived).
     package var unreadByteCount: Int { core.unreadByteCount.load(ordering: .relaxed) }
 
+    /// Reads waiting for bytes (a test hook: it lets a test know that a read is in flight).
+    package var pendingReadCount: Int { core.shared.withLock { $0.reads.count } }
+
     /// Whether TLS protects the connection now.
     public var isTLS: Bool { core.isTLS.load(ordering: .relaxed) }
 }

@@ -40,7 +40,7 @@ public final class NetworkListener: Sendable {
                 stateReference.acceptLoop(tls: context, timeouts: timeouts, output: output)
             }
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
     }
@@ -51,35 +51,47 @@ public final class NetworkListener: Sendable {
     public func stop() { state.requestStop() }
 
     private static func bind(host: String, port: Int, backlog: Int32) throws(TransportError) -> (Int32, Int) {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let address = list else {
-            throw TransportError(.listenFailed, "cannot listen on \(host): \(String(cString: gai_strerror(status)))")
+        let address: UnsafeMutablePointer<addrinfo>
+        switch resolve(host: host, port: port, flags: AI_PASSIVE | AI_NUMERICSERV) {
+        case .success(let list): address = list
+        case .failure(let failure): throw TransportError(.listenFailed, "cannot listen on \(host): \(failure.reason)")
         }
-        defer { freeaddrinfo(list) }
+        defer { freeaddrinfo(address) }
         let descriptor = try systemCall("socket") {
             socket(
                 address.pointee.ai_family,
                 Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard Glibc.bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0,
-            Glibc.listen(descriptor, backlog) == 0
-        else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw TransportError(.listenFailed, "cannot listen on \(host):\(port) (\(reason)); pick another port")
+        do throws(TransportError) {
+            var one: Int32 = 1
+            try systemCall("setsockopt") {
+                setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            // bind and listen fail for reasons a person can act on (the port is taken): their
+            // errno goes into a listenFailed message rather than a systemCallFailed one.
+            var bound = try systemCall("bind", handingBack: { _ in true }) {
+                Glibc.bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen)
+            }
+            if case .success = bound {
+                bound = try systemCall("listen", handingBack: { _ in true }) { Glibc.listen(descriptor, backlog) }
+            }
+            if case .failure(let failure) = bound {
+                let reason = String(cString: strerror(failure.number))
+                throw TransportError(.listenFailed, "cannot listen on \(host):\(port) (\(reason)); pick another port")
+            }
+            return (descriptor, try boundPort(of: descriptor))
+        } catch {
+            closeDescriptor(descriptor)
+            throw error
         }
+    }
+
+    private static func boundPort(of descriptor: Int32) throws(TransportError) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let boundPort = withUnsafeMutablePointer(to: &storage) { pointer -> Int in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                getsockname(descriptor, generic, &length)
+        return try withUnsafeMutablePointer(to: &storage) { pointer throws(TransportError) -> Int in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(TransportError) -> Int in
+                try systemCall("getsockname") { getsockname(descriptor, generic, &length) }
                 if Int32(generic.pointee.sa_family) == AF_INET6 {
                     return generic.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                         Int(UInt16(bigEndian: $0.pointee.sin6_port))
@@ -90,7 +102,6 @@ public final class NetworkListener: Sendable {
                 }
             }
         }
-        return (descriptor, boundPort)
     }
 }
 
@@ -119,7 +130,7 @@ final class ListenerState: @unchecked Sendable {
     func acceptLoop(tls: TLSContext?, timeouts: ConnectionTimeouts, output: AsyncStream<NetworkConnection>.Continuation)
     {
         defer {
-            close(descriptor)
+            closeDescriptor(descriptor)
             output.finish()
         }
         while !stopRequested.load(ordering: .relaxed) {
@@ -127,22 +138,37 @@ final class ListenerState: @unchecked Sendable {
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),
             ]
-            _ = poll(&descriptors, 2, -1)
-            if descriptors[1].revents != 0 { wakeUp.drain() }
+            do {
+                let polled = try systemCall("poll", handingBack: isInterrupted) { poll(&descriptors, 2, -1) }
+                guard case .success = polled else { continue }
+                if descriptors[1].revents != 0 { try wakeUp.drain() }
+            } catch {
+                // poll itself failed (out of memory): nothing can be accepted; the stream ends.
+                return
+            }
             guard descriptors[0].revents != 0 else { continue }
-            while true {
-                let accepted = accept(descriptor, nil, nil)
-                if accepted < 0 { break }
-                _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-                var one: Int32 = 1
-                setsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            while let accepted = acceptOne() {
                 do {
+                    try makeNonBlockingAndCloseOnExec(accepted)
+                    try setNoDelay(accepted)
                     output.yield(try NetworkConnection.accepted(descriptor: accepted, tls: tls, timeouts: timeouts))
                 } catch {
-                    close(accepted)
+                    closeDescriptor(accepted)
                 }
             }
+        }
+    }
+
+    /// The next waiting connection, or nil when there is none now. Every failure is handed back
+    /// and ends this round: EAGAIN (none left), a connection reset before it was accepted
+    /// (ECONNABORTED) or a full descriptor table; the next poll tries again.
+    private func acceptOne() -> Int32? {
+        do {
+            let accepted = try systemCall("accept", handingBack: { _ in true }) { accept(descriptor, nil, nil) }
+            guard case .success(let descriptor) = accepted else { return nil }
+            return descriptor
+        } catch {
+            return nil  // not reached: every errno is handed back above
         }
     }
 }

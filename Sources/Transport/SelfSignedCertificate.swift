@@ -67,8 +67,3 @@ private func pemBytes(_ write: (OpaquePointer) -> Int32) throws(TransportError) 
         Array(UnsafeBufferPointer(start: $0, count: Int(count)))
     }
 }
-
-func isIPAddress(_ host: String) -> Bool {
-    var storage = in6_addr()
-    return host.withCString { inet_pton(AF_INET, $0, &storage) == 1 || inet_pton(AF_INET6, $0, &storage) == 1 }
-}

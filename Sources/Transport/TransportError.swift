@@ -74,16 +74,17 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// Calls `body`, retrying on EINTR; turns -1 into a `TransportError` that names the call.
-@discardableResult
-func systemCall<Result: FixedWidthInteger>(_ name: String, _ body: () -> Result) throws(TransportError) -> Result {
-    while true {
-        let result = body()
-        if result == -1 {
-            let number = errno
-            if number == EINTR { continue }
-            throw TransportError.system(name, number)
-        }
-        return result
+/// "30 seconds", "0.5 seconds": a timeout for a message.
+func describe(_ duration: Duration?) -> String {
+    guard let duration else { return "a while" }
+    return duration.spokenSeconds
+}
+
+extension Duration {
+    /// "30 seconds", "0.5 seconds": for messages people read.
+    package var spokenSeconds: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        if seconds == seconds.rounded() { return "\(Int(seconds)) seconds" }
+        return "\((seconds * 10).rounded() / 10) seconds"
     }
 }

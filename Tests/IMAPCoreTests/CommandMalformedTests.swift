@@ -100,18 +100,20 @@ private let malformedFixtures: [MalformedCommandFixture] = [
         #expect(parser.bufferedByteCount == 0)
     }
 
-    @Test func errorsNameWhereTheyHappened() {
+    @Test func errorsNameWhereTheyHappened() throws {
         var parser = CommandParser()
         parser.append(Array("a1 NOOP\r\nb2 SELECT INBOX (CONDSTORE\r\n".utf8))
-        _ = try? parser.next()
-        do {
-            _ = try parser.next()
-            Issue.record("unbalanced SELECT parameters parsed")
-        } catch {
-            #expect(error.tag == "b2")
-            #expect(error.underlying.offset == 9 + 26)  // the CR where ")" was due
-            #expect(error.description.hasPrefix("b2: IMAP protocol error at byte 35"))
+        #expect(try parser.next() == .command(TaggedCommand(tag: "a1", command: .noop)))
+        let error = #expect(throws: CommandParseError.self, "unbalanced SELECT parameters parsed") {
+            try parser.next()
         }
+        #expect(error?.tag == "b2")
+        #expect(error?.code == .unexpectedByte)
+        #expect(error?.underlying.offset == 9 + 26)  // the CR where ")" was due
+        #expect(error?.description.hasPrefix("b2: IMAP protocol error at byte 35") == true)
+        // The refused command is gone, and nothing else is left.
+        #expect(parser.bufferedByteCount == 0)
+        #expect(try parser.next() == nil)
     }
 
     @Test func aRefusedSynchronizingLiteralIsNotWaitedFor() throws {

@@ -127,7 +127,62 @@ import Testing
             events == [.continuationNeeded(literalSize: 5), .continuationNeeded(literalSize: 80), .command(command)])
     }
 
+    /// One case per case of `Command`: `kind(of:)` switches over `Command` with no `default`, so
+    /// a new command is a compile error here until it has a kind, and then a test failure until
+    /// the table holds one.
+    enum CommandKind: CaseIterable {
+        case capability, noop, logout, startTLS, login, authenticate, enable, id, select, examine, create, delete,
+            rename, subscribe, unsubscribe, list, lsub, status, namespace, close, unselect, expunge, uidExpunge, append,
+            check, search, uidSearch, sort, uidSort, fetch, uidFetch, store, uidStore, copy, uidCopy, move, uidMove,
+            idle
+    }
+
+    static func kind(of command: Command) -> CommandKind {
+        switch command {
+        case .capability: .capability
+        case .noop: .noop
+        case .logout: .logout
+        case .startTLS: .startTLS
+        case .login: .login
+        case .authenticate: .authenticate
+        case .enable: .enable
+        case .id: .id
+        case .select: .select
+        case .examine: .examine
+        case .create: .create
+        case .delete: .delete
+        case .rename: .rename
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .list: .list
+        case .lsub: .lsub
+        case .status: .status
+        case .namespace: .namespace
+        case .close: .close
+        case .unselect: .unselect
+        case .expunge: .expunge
+        case .uidExpunge: .uidExpunge
+        case .append: .append
+        case .check: .check
+        case .search: .search
+        case .uidSearch: .uidSearch
+        case .sort: .sort
+        case .uidSort: .uidSort
+        case .fetch: .fetch
+        case .uidFetch: .uidFetch
+        case .store: .store
+        case .uidStore: .uidStore
+        case .copy: .copy
+        case .uidCopy: .uidCopy
+        case .move: .move
+        case .uidMove: .uidMove
+        case .idle: .idle
+        }
+    }
+
     @Test func theTableCoversEveryCommandCase() {
-        #expect(Set(Self.commands.map(\.command.name)).count == 38)
+        let covered = Set(Self.commands.map { Self.kind(of: $0.command) })
+        let missing = CommandKind.allCases.filter { !covered.contains($0) }
+        #expect(missing.isEmpty, "the table has no command of kind \(missing)")
     }
 }

@@ -3,17 +3,20 @@ import Testing
 
 /// Concrete values from real Dovecot 2.3.19 output.
 @Suite struct ResponseFixtureValueTests {
-    static let session: [Response] = {
-        (try? ResponseParser.parseAll((try? Fixtures.dovecot("session.server.txt")) ?? [])) ?? []
-    }()
+    /// The whole session; a missing or unparsable fixture fails every test here.
+    let session: [Response]
+
+    init() throws {
+        session = try ResponseParser.parseAll(try Fixtures.dovecot("session.server.txt"))
+    }
 
     func tagged(_ tag: String) -> TaggedResponse? {
-        for case .tagged(let response) in Self.session where response.tag == tag { return response }
+        for case .tagged(let response) in session where response.tag == tag { return response }
         return nil
     }
 
     @Test func greetingCarriesCapabilities() throws {
-        guard case .untagged(.condition(.ok, let text)) = try #require(Self.session.first) else {
+        guard case .untagged(.condition(.ok, let text)) = try #require(session.first) else {
             Issue.record("the greeting is not an untagged OK")
             return
         }
@@ -27,7 +30,7 @@ import Testing
     }
 
     @Test func sessionHasOneTaggedResponsePerCommand() {
-        let tags = Self.session.compactMap { response -> String? in
+        let tags = session.compactMap { response -> String? in
             if case .tagged(let tagged) = response { return tagged.tag }
             return nil
         }
@@ -37,7 +40,7 @@ import Testing
     }
 
     @Test func statusResponse() {
-        let status = Self.session.compactMap { response -> MailboxStatus? in
+        let status = session.compactMap { response -> MailboxStatus? in
             if case .untagged(.mailboxStatus(.inbox, let status)) = response { return status }
             return nil
         }.first
@@ -49,11 +52,11 @@ import Testing
     }
 
     @Test func selectResponses() {
-        #expect(Self.session.contains(.untagged(.exists(20000))))
-        #expect(Self.session.contains(.untagged(.recent(0))))
-        #expect(Self.session.contains(.untagged(.flags([.answered, .flagged, .deleted, .seen, .draft]))))
+        #expect(session.contains(.untagged(.exists(20000))))
+        #expect(session.contains(.untagged(.recent(0))))
+        #expect(session.contains(.untagged(.flags([.answered, .flagged, .deleted, .seen, .draft]))))
         #expect(
-            Self.session.contains(
+            session.contains(
                 .untagged(
                     .condition(
                         .ok,
@@ -61,18 +64,18 @@ import Testing
                             code: .permanentFlags([.answered, .flagged, .deleted, .seen, .draft, .wildcard]),
                             text: "Flags permitted.")))))
         #expect(
-            Self.session.contains(
+            session.contains(
                 .untagged(.condition(.ok, ResponseText(code: .uidValidity(1_796_004_237), text: "UIDs valid")))))
         #expect(tagged("a8")?.text.code == .readWrite)
         #expect(tagged("c7")?.status == .no)
         #expect(
-            Self.session.contains(
+            session.contains(
                 .untagged(.condition(.ok, ResponseText(code: .closed, text: "Previous mailbox closed.")))))
     }
 
     @Test func extendedSearchOfB1() throws {
         let result = try #require(
-            Self.session.compactMap { response -> ExtendedSearchResponse? in
+            session.compactMap { response -> ExtendedSearchResponse? in
                 if case .untagged(.extendedSearch(let result)) = response, result.tag == "b1" { return result }
                 return nil
             }.first)
@@ -88,15 +91,15 @@ import Testing
 
     @Test func countOnlySearchAndSortAndSearch() throws {
         #expect(
-            Self.session.contains(
+            session.contains(
                 .untagged(.extendedSearch(ExtendedSearchResponse(tag: "b2", isUID: true, count: 7871)))))
-        let sort = Self.session.compactMap { response -> [UInt32]? in
+        let sort = session.compactMap { response -> [UInt32]? in
             if case .untagged(.sort(let numbers, nil)) = response { return numbers }
             return nil
         }.first
         #expect(sort?.first == 19981)
         #expect(sort?.count == 1010)
-        let search = Self.session.compactMap { response -> [UInt32]? in
+        let search = session.compactMap { response -> [UInt32]? in
             if case .untagged(.search(let numbers, nil)) = response { return numbers }
             return nil
         }.first
@@ -115,22 +118,22 @@ import Testing
 
     @Test func idleTimeFetchAndExists() throws {
         let idleStart = try #require(
-            Self.session.firstIndex { response in
+            session.firstIndex { response in
                 if case .continuation(let request) = response { return request.text == "idling" }
                 return false
             })
         #expect(
-            Self.session[idleStart + 1]
+            session[idleStart + 1]
                 == .untagged(
                     .fetch(
                         FetchResponse(
                             sequenceNumber: 10, attributes: [.modificationSequence(7), .flags([.flagged, .seen])]))))
-        #expect(Self.session[idleStart + 2] == .untagged(.exists(20001)))
+        #expect(session[idleStart + 2] == .untagged(.exists(20001)))
         #expect(tagged("d3")?.status == .ok)
     }
 
     @Test func fetchWithPreviewBodyStructureAndModseq() throws {
-        let fetches = Self.session.compactMap { response -> FetchResponse? in
+        let fetches = session.compactMap { response -> FetchResponse? in
             if case .untagged(.fetch(let fetch)) = response { return fetch }
             return nil
         }
@@ -151,7 +154,7 @@ import Testing
     }
 
     @Test func bodySectionsWithLiterals() throws {
-        let fetches = Self.session.compactMap { response -> FetchResponse? in
+        let fetches = session.compactMap { response -> FetchResponse? in
             if case .untagged(.fetch(let fetch)) = response { return fetch }
             return nil
         }

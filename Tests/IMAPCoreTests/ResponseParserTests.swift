@@ -343,16 +343,17 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
         #expect(try parser.next() == .untagged(.exists(2)))
     }
 
-    @Test func errorOffsetsCountFromTheStartOfTheStream() {
+    @Test func errorOffsetsCountFromTheStartOfTheStream() throws {
         var parser = ResponseParser()
         parser.append(Array("* 1 EXISTS\r\n* 1 FETCH (UID x)\r\n".utf8))
-        _ = try? parser.next()
-        do {
-            _ = try parser.next()
-        } catch {
-            #expect(error.offset == 12 + 15)
-            #expect(error.description.contains("byte 27"))
-        }
+        #expect(try parser.next() == .untagged(.exists(1)))
+        let error = #expect(throws: IMAPParseError.self, "a FETCH with UID x parsed") { try parser.next() }
+        #expect(error?.code == .unexpectedByte)
+        #expect(error?.offset == 12 + 15)
+        #expect(error?.description.contains("byte 27") == true)
+        // The bad response is skipped whole: nothing is left to parse.
+        #expect(parser.bufferedByteCount == 0)
+        #expect(try parser.next() == nil)
     }
 
     @Test func excerptsRedactLoginArguments() {

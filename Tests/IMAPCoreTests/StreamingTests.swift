@@ -41,21 +41,27 @@ import Testing
 
     @Test func memoryStaysProportionalToOneResponse() throws {
         // 20,000 responses streamed in 64 KiB chunks: the parser never holds more than a chunk plus
-        // one response.
+        // one response, not yet parsed ...
         let bytes = try Fixtures.dovecot("fetch-envelope-20k.server.txt")
         var parser = ResponseParser()
         var largestBuffer = 0
+        var largestStored = 0
         var start = 0
         var count = 0
         while start < bytes.count {
             let end = min(bytes.count, start + 65536)
             parser.append(bytes[start..<end])
             largestBuffer = max(largestBuffer, parser.bufferedByteCount)
+            largestStored = max(largestStored, parser.storedByteCount)
             while try parser.next() != nil { count += 1 }
             start = end
         }
         #expect(count == 20001)
+        #expect(bytes.count > 4 * 65536, "the stream is much larger than the bounds below")
         #expect(largestBuffer < 65536 + 4096)
+        // ... and parsed bytes are dropped: at most 64 KiB of them wait for the next compaction.
+        // (bufferedByteCount alone leaves them out, so it cannot tell.)
+        #expect(largestStored < 2 * 65536 + 4096)
     }
 
     @Test func literalSplitAtEveryPosition() throws {

@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 
@@ -26,15 +27,20 @@ import Transport
 
     /// A running server process whose output pipes are read (never left to the test runner).
     final class Child: Sendable {
-        /// What a pipe delivered, and whether it reached its end.
+        /// What a pipe delivered, and the events a test waits for.
         final class Collected: Sendable {
             let data = Mutex(Data())
-            let ended = Atomic<Bool>(false)
+            /// Opened at the pipe's end.
+            let ended = Latch()
+            /// Opened when a whole line has arrived, or the pipe ended, or the process exited.
+            let lineOrEnd = Latch()
         }
 
         let process: Process
         private let output = Collected()
         private let errors = Collected()
+        /// Opened by the termination handler.
+        private let exited = Latch()
 
         init(_ arguments: [String]) throws {
             guard let executable = MockServerExecutableTests.executable else {
@@ -50,23 +56,27 @@ import Transport
             process.standardError = standardError
             // A handle of its own: the shared FileHandle.nullDevice is suspected in Foundation crashes.
             process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            let output = output
-            let errors = errors
-            standardOutput.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    output.ended.store(true, ordering: .releasing)
+            for (pipe, collected) in [(standardOutput, output), (standardError, errors)] {
+                pipe.fileHandleForReading.readabilityHandler = { handle in
+                    let data = handle.availableData
+                    let hasLine = collected.data.withLock { collected in
+                        collected.append(data)
+                        return collected.contains(UInt8(ascii: "\n"))
+                    }
+                    if data.isEmpty {
+                        handle.readabilityHandler = nil
+                        collected.ended.open()
+                    }
+                    if hasLine || data.isEmpty { collected.lineOrEnd.open() }
                 }
-                output.data.withLock { $0.append(data) }
             }
-            standardError.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    errors.ended.store(true, ordering: .releasing)
-                }
-                errors.data.withLock { $0.append(data) }
+            let exited = exited
+            let output = output
+            process.terminationHandler = { _ in
+                exited.open()
+                // A child started meanwhile by a parallel test may hold the pipe open: the exit
+                // itself also ends the wait for a first line.
+                output.lineOrEnd.open()
             }
             try launchingProcess { try process.run() }
         }
@@ -74,39 +84,26 @@ import Transport
         var standardOutput: String { String(decoding: output.data.withLock { $0 }, as: UTF8.self) }
         var standardError: String { String(decoding: errors.data.withLock { $0 }, as: UTF8.self) }
 
-        /// The first line of standard output, waiting up to `timeout`.
+        /// The first line of standard output, waiting up to `timeout` for it.
         func firstLine(timeout: Duration = .seconds(60)) async throws -> String {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first,
-                    standardOutput.contains("\n")
-                {
-                    return String(line)
-                }
-                if !process.isRunning { break }
-                try await Task.sleep(for: .milliseconds(20))
+            _ = await output.lineOrEnd.wait(timeout: timeout)
+            guard standardOutput.contains("\n"),
+                let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first
+            else {
+                throw SetupError(description: "no line from mock-imap-server; stderr: \(standardError)")
             }
-            throw SetupError(description: "no line from mock-imap-server; stderr: \(standardError)")
+            return String(line)
         }
 
         /// Waits for the process to end and its output to be read; its exit status.
         func exitStatus(timeout: Duration = .seconds(60)) async throws -> Int32 {
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning {
-                guard ContinuousClock.now < deadline else {
-                    process.terminate()
-                    throw SetupError(description: "mock-imap-server did not exit")
-                }
-                try await Task.sleep(for: .milliseconds(20))
+            guard await exited.wait(timeout: timeout) else {
+                process.terminate()
+                throw SetupError(description: "mock-imap-server did not exit")
             }
             // The pipes end soon after, unless another child started meanwhile inherited them
             // (tests run in parallel): then what was written has still arrived by now.
-            let drained = ContinuousClock.now + .seconds(2)
-            while !(output.ended.load(ordering: .acquiring) && errors.ended.load(ordering: .acquiring))
-                && ContinuousClock.now < drained
-            {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            for collected in [output, errors] { _ = await collected.ended.wait(timeout: .seconds(2)) }
             return process.terminationStatus
         }
     }

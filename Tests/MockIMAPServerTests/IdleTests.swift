@@ -1,6 +1,7 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// IDLE: changes by other sessions and by the test API reach an idling session at once; only
@@ -62,22 +63,30 @@ import Testing
         await server.stop()
     }
 
-    @Test func clientEventsDuringIdle() async throws {
+    @Test(.timeLimit(.minutes(1))) func clientEventsDuringIdle() async throws {
         let server = try await startServer()
         try server.store.seed(user: "alice", from: .raw(message(subject: "first")))
-        let session = try await server.session()
-        let events = session.events()
+        // The session logs "idling" once the server has accepted IDLE: the changes below are made
+        // only then, so they are reported by IDLE and not by the command that starts it.
+        let idling = Latch()
+        var configuration = server.clientConfiguration()
+        configuration.logger = Logger(label: "idle", level: .debug, handler: OnMessage("idling") { idling.open() })
+        let session = try await IMAPSession.connect(configuration)
+        try await session.login(.password(user: "alice", password: "secret"))
+        try await session.select("INBOX")
+        let countSeen = Latch()
         let watcher = Task { () -> [MailboxEvent] in
             var seen: [MailboxEvent] = []
-            for try await event in events {
+            for try await event in session.events() {
                 seen.append(event)
-                if case .flagsChanged = event { break }
+                if event == .messageCount(2) { countSeen.open() }
+                if case .flagsChanged(1, let flags, _) = event, flags.contains(.seen) { break }
             }
             return seen
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await idling.wait(timeout: .seconds(30)), "IDLE did not start")
         try server.store.seed(user: "alice", from: .raw(message(subject: "second")))
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await countSeen.wait(timeout: .seconds(30)), "no EXISTS")
         try server.store.setFlags([.seen], user: "alice", mailbox: "INBOX", uid: 1)
         let seen = try await watcher.value
         #expect(seen.contains(.messageCount(2)))
@@ -89,5 +98,20 @@ import Testing
             })
         await session.close()
         await server.stop()
+    }
+}
+
+/// A log handler that calls `action` when `message` is logged.
+private struct OnMessage: LogHandler {
+    let message: String
+    let action: @Sendable () -> Void
+
+    init(_ message: String, _ action: @escaping @Sendable () -> Void) {
+        self.message = message
+        self.action = action
+    }
+
+    func log(level: LogLevel, message: String, label: String) {
+        if message == self.message { action() }
     }
 }

@@ -23,6 +23,12 @@ func startServer(
     connection.close()
 }
 
+/// A server that says nothing until the test ends (finishes `testEnded`): its silence is the
+/// subject of the test.
+func staySilent(until testEnded: AsyncStream<Never>) async {
+    for await _ in testEnded {}
+}
+
 /// Reads until `count` bytes have arrived.
 func readExactly(_ count: Int, from connection: NetworkConnection) async throws -> [UInt8] {
     var bytes: [UInt8] = []
@@ -122,7 +128,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func plainTextServerOnATLSPort() async throws {
         let listener = try startServer { connection in
             try? await connection.write(Array("* OK [CAPABILITY IMAP4rev1] plain server ready\r\n".utf8))
-            _ = try? await connection.read(timeout: .seconds(5))
+            _ = try? await connection.read(timeout: .seconds(30))
             connection.close()
         }
         let error = await expectTransportError(.notTLS) {
@@ -136,7 +142,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func startTLSThrowsAwayBytesThatCameBeforeTheHandshake() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
-            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            guard (try? await connection.read(timeout: .seconds(30))) != nil else { return }
             // The OK and an injected response in the same packet, then TLS.
             // (One step, so the client's ClientHello cannot arrive before the server switches.)
             try? await connection.startTLS(
@@ -150,6 +156,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         try await connection.write(Array("a STARTTLS\r\n".utf8))
         // Wait until the OK line has arrived with the injected line behind it (54 bytes) ...
         let deadline = ContinuousClock.now + .seconds(20)
+        // (No event says so: the unreadByteCount hook is polled, within a deadline.)
         while connection.unreadByteCount < 54 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -166,7 +173,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func serverStartTLSAfterWritingTheResponseWinsTheRaceWithAnEagerClient() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
-            guard (try? await connection.read(timeout: .seconds(5))) != nil else { return }
+            guard (try? await connection.read(timeout: .seconds(30))) != nil else { return }
             // The response and the handshake in one step: the client's ClientHello, sent the moment
             // it reads the OK, must reach the handshake and not be dropped as pre-TLS bytes.
             try? await connection.startTLS(server: certificate, afterWriting: Array("a OK Begin TLS\r\n".utf8))
@@ -208,15 +215,18 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
 
     @Test func readTimesOutWhenTheServerSaysNothing() async throws {
+        let (testEnded, endTest) = AsyncStream<Never>.makeStream()
+        defer { endTest.finish() }
         let listener = try startServer { connection in
-            try? await Task.sleep(for: .seconds(5))
+            await staySilent(until: testEnded)
             connection.close()
         }
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         let started = ContinuousClock.now
         await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(300)) }
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // The 300 ms timeout, not some other, longer one; generous, as the machine is shared.
+        #expect(ContinuousClock.now - started < .seconds(10))
         listener.stop()
     }
 
@@ -229,7 +239,9 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             host: "127.0.0.1", port: listener.port, security: .plainText)
         var received: [UInt8] = []
         let error = await expectTransportError(.connectionClosed) {
-            while true { received += try await connection.read(timeout: .seconds(5)) }
+            // A guard against a hang, not the subject: generous, as other tests may hold the
+            // cooperative pool for seconds (50 TLS contexts, each loading the system trust store).
+            while true { received += try await connection.read(timeout: .seconds(30)) }
         }
         #expect(String(decoding: received, as: UTF8.self).hasSuffix("only part"))
         #expect(error?.message.contains("closed") == true)
@@ -237,8 +249,10 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
 
     @Test func cancellingAReadEndsItPromptly() async throws {
+        let (testEnded, endTest) = AsyncStream<Never>.makeStream()
+        defer { endTest.finish() }
         let listener = try startServer { connection in
-            try? await Task.sleep(for: .seconds(5))
+            await staySilent(until: testEnded)
             connection.close()
         }
         let connection = try await NetworkConnection.connect(
@@ -253,7 +267,13 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
                 return nil
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancel the read once it waits on the I/O thread. (No event says so: the count is
+        // polled, within a deadline.)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while connection.pendingReadCount == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(connection.pendingReadCount == 1)
         reader.cancel()
         #expect(await reader.value == .cancelled)
         // The connection still works after a cancelled read.
@@ -265,7 +285,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         let listener = try NetworkListener(host: "127.0.0.1", port: 0)
         let port = listener.port
         listener.stop()
-        try await Task.sleep(for: .milliseconds(100))
+        // The stream ends once the accept thread has closed the listening socket.
+        for await _ in listener.connections {}
         await expectTransportError(.connectionRefused) {
             _ = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
         }

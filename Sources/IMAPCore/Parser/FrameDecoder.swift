@@ -69,6 +69,10 @@ public struct FrameDecoder: Sendable {
     /// Bytes that have arrived but belong to no complete frame yet.
     public var bufferedByteCount: Int { buffer.count - frameStart }
 
+    /// Bytes held in memory, framed or not (a test hook: framed bytes are dropped only now and
+    /// then, and a test checks that they are).
+    package var storedByteCount: Int { buffer.count }
+
     /// The offset in the stream of the next byte to be framed.
     public var streamOffset: Int { consumedBeforeBuffer + frameStart }
 

@@ -25,6 +25,9 @@ public struct ResponseParser: Sendable {
     /// Bytes received but not yet part of a complete response.
     public var bufferedByteCount: Int { decoder.bufferedByteCount }
 
+    /// Bytes held in memory, parsed or not (a test hook).
+    package var storedByteCount: Int { decoder.storedByteCount }
+
     /// Throws away bytes that have arrived but are not yet a complete response (STARTTLS: what
     /// the server sent before the TLS handshake must never be processed). Returns their count.
     @discardableResult public mutating func discardBufferedBytes() -> Int {

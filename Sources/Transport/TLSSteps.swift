@@ -1,0 +1,152 @@
+internal import COpenSSL
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which way a non-blocking step must wait before it can go on.
+enum IODirection {
+    case read
+    case write
+}
+
+/// The OpenSSL steps of a connection, each one non-blocking: start a session on a socket, one
+/// handshake step, read, write. They run on the connection's I/O thread, which owns the `SSL*`.
+enum TLSSteps {
+    /// What one `read` got.
+    enum ReadOutcome {
+        /// This many bytes are at the start of the buffer.
+        case bytes(Int)
+        /// Nothing yet: wait for the socket.
+        case blocked(IODirection)
+        /// The peer closed the TLS stream (cleanly, or by closing the socket).
+        case endOfStream
+    }
+
+    /// A new `SSL*` on `descriptor`, set up for `role` (SNI and host name checks for a client).
+    static func makeSession(_ role: TLSRole, descriptor: Int32) throws(TransportError) -> OpaquePointer {
+        let context: TLSContext
+        switch role {
+        case .client(let clientContext, _): context = clientContext
+        case .server(let serverContext): context = serverContext
+        }
+        guard let ssl = SSL_new(context.context) else {
+            throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: \(openSSLErrorText())")
+        }
+        SSL_set_fd(ssl, descriptor)
+        switch role {
+        case .client(_, let serverName):
+            if isIPAddress(serverName) {
+                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+            } else {
+                _ = mailsearch_SSL_set_tlsext_host_name(ssl, serverName)
+                SSL_set1_host(ssl, serverName)
+            }
+            SSL_set_connect_state(ssl)
+        case .server:
+            SSL_set_accept_state(ssl)
+        }
+        return ssl
+    }
+
+    /// One handshake step: nil when it finished, else what it waits for.
+    static func stepHandshake(_ ssl: OpaquePointer, role: TLSRole) throws(TransportError) -> IODirection? {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return nil }
+        let code = SSL_get_error(ssl, result)
+        if code == SSL_ERROR_WANT_READ { return .read }
+        if code == SSL_ERROR_WANT_WRITE { return .write }
+        throw classifyHandshakeFailure(ssl: ssl, role: role, code: code)
+    }
+
+    /// Reads into `buffer` what has been decrypted, without blocking.
+    static func read(_ ssl: OpaquePointer, into buffer: inout [UInt8]) throws(TransportError) -> ReadOutcome {
+        let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+        if count > 0 { return .bytes(Int(count)) }
+        let code = SSL_get_error(ssl, count)
+        switch code {
+        case SSL_ERROR_WANT_READ: return .blocked(.read)
+        case SSL_ERROR_WANT_WRITE: return .blocked(.write)
+        case SSL_ERROR_ZERO_RETURN:
+            return .endOfStream
+        case SSL_ERROR_SYSCALL where count == 0 || errno == 0:
+            ERR_clear_error()
+            return .endOfStream
+        default:
+            if SSL_get_error(ssl, count) == SSL_ERROR_SSL,
+                mailsearch_ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING
+            {
+                ERR_clear_error()
+                return .endOfStream
+            }
+            throw TransportError(.connectionReset, "the TLS connection broke: \(openSSLErrorText())")
+        }
+    }
+
+    /// Writes what it can of `bytes` from `offset`: how much, and what to wait for when nothing went.
+    static func write(
+        _ ssl: OpaquePointer, _ bytes: [UInt8], from offset: Int
+    ) throws(TransportError) -> (Int, IODirection?) {
+        let count = bytes.withUnsafeBytes { raw in
+            SSL_write(ssl, raw.baseAddress! + offset, Int32(min(raw.count - offset, Int(Int32.max))))
+        }
+        if count > 0 { return (Int(count), nil) }
+        switch SSL_get_error(ssl, count) {
+        case SSL_ERROR_WANT_WRITE: return (0, .write)
+        case SSL_ERROR_WANT_READ: return (0, .read)
+        default:
+            throw TransportError(.connectionReset, "the TLS connection broke while sending: \(openSSLErrorText())")
+        }
+    }
+
+    private static func classifyHandshakeFailure(ssl: OpaquePointer, role: TLSRole, code: Int32) -> TransportError {
+        let host: String
+        switch role {
+        case .client(_, let serverName): host = serverName
+        case .server: host = "the client"
+        }
+        let verification = SSL_get_verify_result(ssl)
+        if verification != X509_V_OK {
+            let reason = String(cString: X509_verify_cert_error_string(verification))
+            ERR_clear_error()
+            switch Int32(verification) {
+            case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
+                return TransportError(
+                    .certificateExpired,
+                    "the certificate of \(host) is not valid now (\(reason)); check the server's certificate and this machine's clock"
+                )
+            case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+                return TransportError(
+                    .hostNameMismatch,
+                    "the certificate of the server is not for \(host) (\(reason)); check the host name you connect to")
+            default:
+                return TransportError(
+                    .certificateUntrusted,
+                    "the certificate of \(host) is not trusted (\(reason)); pass --ca-file with its CA, or check the host name"
+                )
+            }
+        }
+        let queued = ERR_peek_error()
+        let reason = mailsearch_ERR_GET_REASON(queued)
+        if queued != 0
+            && [
+                SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_HTTP_REQUEST,
+                SSL_R_RECORD_LENGTH_MISMATCH,
+            ]
+            .contains(reason)
+        {
+            ERR_clear_error()
+            return TransportError(
+                .notTLS,
+                "\(host) does not speak TLS on this port; use the TLS port (993) or STARTTLS on port 143")
+        }
+        if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_ZERO_RETURN || queued == 0 {
+            ERR_clear_error()
+            return TransportError(
+                .handshakeFailed,
+                "\(host) closed the connection during the TLS handshake; check the port and TLS settings")
+        }
+        return TransportError(.handshakeFailed, "the TLS handshake with \(host) failed: \(openSSLErrorText())")
+    }
+}
