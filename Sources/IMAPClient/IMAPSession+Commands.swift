@@ -284,6 +284,7 @@ extension IMAPSession {
                 for command in Command.uidFetch(set, attributes, modifiers: modifiers).split(
                     maximumLineLength: configuration.maximumCommandLength)
                 {
+                    guard !stream.isConsumerGone else { break }
                     guard case .uidFetch(let part, _, _) = command else { continue }
                     try await run(command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: stream)
                 }
