@@ -173,22 +173,34 @@ public actor MailboxConnection {
         _ uids: SequenceSet, _ operation: StoreFlags.Operation, _ flags: [Flag], silent: Bool = true,
         unchangedSince: UInt64? = nil
     ) async throws(IMAPError) -> StoreResult {
-        let session = try await liveSession()
-        do {
-            return try await session.store(
-                uids, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
-        } catch  where Self.isConnectionLoss(error) {
-            let fresh = try await reconnect(after: error)
-            var missing: [UInt32] = []
-            for try await message in fresh.fetch(uids, items: [.uid, .flags], in: expectation()) {
-                guard let uid = message.uid, let current = message.flags else { continue }
-                if !Self.isApplied(operation, flags, to: current) { missing.append(uid) }
+        var pending = uids
+        var lastLoss: IMAPError?
+        // Each round: (after a loss) reconnect and read the flags back, then send the change for
+        // what is still missing. A round that loses the connection again starts over; the change
+        // is never sent for a message that already has it.
+        for round in 0..<max(policy.maximumAttempts, 1) {
+            do {
+                let session: IMAPSession
+                if let loss = lastLoss {
+                    session = try await reconnect(after: loss)
+                    var missing: [UInt32] = []
+                    for try await message in session.fetch(pending, items: [.uid, .flags], in: expectation()) {
+                        guard let uid = message.uid, let current = message.flags else { continue }
+                        if !Self.isApplied(operation, flags, to: current) { missing.append(uid) }
+                    }
+                    guard !missing.isEmpty else { return StoreResult(refused: nil, flags: [:]) }
+                    pending = SequenceSet(numbers: missing)
+                } else {
+                    session = try await liveSession()
+                }
+                return try await session.store(
+                    pending, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
+            } catch where Self.isConnectionLoss(error) {
+                configuration.logger.info("store outcome unknown (round \(round + 1)): \(error.message)")
+                lastLoss = error
             }
-            guard !missing.isEmpty else { return StoreResult(refused: nil, flags: [:]) }
-            return try await fresh.store(
-                SequenceSet(numbers: missing), operation, flags, silent: silent, unchangedSince: unchangedSince,
-                in: expectation())
         }
+        throw lastLoss ?? IMAPError(.connection, "the connection was lost")
     }
 
     /// Mailbox events and reconnections, as they happen, until the connection is closed.

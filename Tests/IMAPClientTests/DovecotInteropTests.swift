@@ -224,11 +224,13 @@ struct DovecotInteropTests {
         }
         try await watcher.select("INBOX")
         let ready = Signal()
+        let target = appended[1]
         let collector = Task { () -> MailboxEvent? in
             let iterator = watcher.events().makeAsyncIterator()
             await ready.raise()
+            // Both arguments of this test share carol's INBOX: wait for this one's expunge.
             while let event = try await iterator.next() {
-                if case .expunged = event { return event }
+                if case .expunged(let set) = event, set.contains(target) { return event }
             }
             return nil
         }

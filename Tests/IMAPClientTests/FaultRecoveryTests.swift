@@ -45,14 +45,14 @@ import Testing
 
     @Test func aResponseSlowerThanTheInactivityLimitIsATimeoutAndTheConnectionRecovers() async throws {
         let server = try await Self.server()
-        let session = try await server.loggedInSession { $0.timeouts.commandInactivity = .milliseconds(300) }
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(5)))
+        let session = try await server.loggedInSession { $0.timeouts.commandInactivity = .seconds(3) }
+        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(30)))
         await #expect(throws: IMAPError.self) { _ = try await session.search([.subject("message 12")]) }
         #expect(await session.failure?.code == .timeout)
         #expect(await session.failure?.message.contains("did not answer UID SORT") == true)
         // The long-lived connection retries once on a new connection: the user sees the answer.
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(5)))
-        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(30)))
+        let connection = Self.connection(server, inactivity: .seconds(3))
         try await connection.open()
         #expect(try await connection.search([.subject("message 12")]).uids == [12])
         #expect(await connection.reconnectCount == 1)
@@ -62,7 +62,7 @@ import Testing
 
     @Test func aStalledCommandTimesOutAndIsRetriedOnANewConnection() async throws {
         let server = try await Self.server()
-        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        let connection = Self.connection(server, inactivity: .seconds(3))
         try await connection.open()
         _ = server.faults.add(.command("UID SORT", occurrence: 1), .stall)
         #expect(try await connection.search([.subject("message 7")]).uids == [7])
@@ -229,7 +229,7 @@ import Testing
     /// The STORE never ran (the server stalled): after reconnecting it is applied, once.
     @Test func aStoreThatNeverRanIsAppliedAfterTheReconnect() async throws {
         let server = try await Self.server()
-        let connection = Self.connection(server, inactivity: .milliseconds(300))
+        let connection = Self.connection(server, inactivity: .seconds(3))
         try await connection.open()
         let before = Self.highestModseq(server)
         _ = server.faults.add(.command("UID STORE", occurrence: 1), .stall)

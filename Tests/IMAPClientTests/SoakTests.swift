@@ -1,0 +1,139 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MockIMAPServer
+import Synchronization
+import Testing
+
+/// Fifty long-lived connections search, fetch and store at once while the server injects seeded
+/// random faults (refusals, closes mid-response, BYE, fragmentation, delays). At the end the
+/// server's flags must equal the model built from the acknowledged operations alone.
+///
+/// The seed is printed and named in every failure; `MAILSEARCH_SOAK_SEED=n swift test --filter
+/// SoakTests` replays the same operations and the same fault plan (which fault hits the server's
+/// nth command; with fifty sessions the order in which commands reach the server can still vary).
+@Suite(.timeLimit(.minutes(5))) struct SoakTests {
+    static let sessions = 50
+    static let messagesPerSession: UInt32 = 4
+    static let operationsPerSession = 24
+
+    @Test func fiftySessionsUnderSeededRandomFaultsEndEqualToTheModel() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["MAILSEARCH_SOAK_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...1_000_000)
+        print("soak seed: \(seed) (replay: MAILSEARCH_SOAK_SEED=\(seed) swift test --filter SoakTests)")
+        let server = try await MockServerFixture.start()
+        let total = Self.sessions * Int(Self.messagesPerSession)
+        try MockServerFixture.seed(server, count: total)
+        server.faults.setRandom(
+            RandomFaults(
+                seed: seed, probability: 0.03,
+                kinds: [
+                    .respond(.no, code: "UNAVAILABLE", text: "busy"), .closeAfter(bytes: 40),
+                    .respond(.bye, code: "UNAVAILABLE", text: "restarting"), .fragment, .delay(.milliseconds(30)),
+                ]))
+        let model = Model()
+        let failures = Mutex<[String]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<Self.sessions {
+                group.addTask {
+                    do {
+                        try await Self.run(session: index, seed: seed, server: server, model: model)
+                    } catch {
+                        failures.withLock { $0.append("session \(index): \(error)") }
+                    }
+                }
+            }
+        }
+        server.faults.setRandom(nil)
+        let fired = server.faults.fired.count
+        print("soak seed \(seed): \(fired) faults fired over \(server.faults.commandCount) commands")
+        #expect(failures.withLock { $0 }.isEmpty, "seed \(seed): \(failures.withLock { $0 })")
+        #expect(fired > 20, "seed \(seed): too few faults fired to mean anything")
+        for uid in 1...UInt32(total) {
+            let stored = Set(
+                (server.store.flags(user: "alice", mailbox: "INBOX", uid: uid) ?? []).map(\.description).filter {
+                    $0 != "\\Recent"
+                })
+            #expect(stored == model.flags(uid), "seed \(seed): UID \(uid)")
+        }
+        await server.stop()
+    }
+
+    /// One session's operations on its own messages (so the model of each UID has one writer).
+    static func run(session index: Int, seed: UInt64, server: MockIMAPServer, model: Model) async throws {
+        var random = SoakRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        var configuration = server.clientConfiguration()
+        configuration.timeouts.commandInactivity = .seconds(20)
+        let connection = MailboxConnection(
+            configuration: configuration, credentials: .password(user: "alice", password: "secret"),
+            policy: .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(200), jitterSeed: seed))
+        let first = UInt32(index) * messagesPerSession + 1
+        let own = Array(first..<(first + messagesPerSession))
+        let flags: [Flag] = [.seen, .flagged, "$Pinned", .answered]
+        for _ in 0..<operationsPerSession {
+            let uid = own[random.below(own.count)]
+            switch random.below(4) {
+            case 0:
+                // Read-only calls may fail when a fault hits their one retry too; they must fail
+                // clearly and change nothing.
+                do {
+                    let found = try await connection.search([.uid(SequenceSet(uid)), .subject("message \(uid)")])
+                    #expect(found.uids == [uid], "seed \(seed)")
+                } catch {
+                    #expect(!error.message.isEmpty)
+                }
+            case 1:
+                do {
+                    let messages = try await connection.fetch(SequenceSet(numbers: own), items: [.uid, .flags])
+                    #expect(messages.compactMap { $0.uid }.sorted() == own, "seed \(seed)")
+                } catch {
+                    #expect(!error.message.isEmpty)
+                }
+            default:
+                let flag = flags[random.below(flags.count)]
+                let operation: StoreFlags.Operation = random.below(2) == 0 ? .add : .remove
+                do {
+                    try await connection.store(SequenceSet(uid), operation, [flag])
+                    model.apply(uid: uid, operation, flag)
+                } catch where error.code == .no || error.code == .unavailable || error.code == .bad {
+                    // Refused: the server did not run it, so the model does not change.
+                }
+            }
+        }
+        await connection.close()
+    }
+
+    /// The flags every acknowledged operation leaves.
+    final class Model: Sendable {
+        private let state = Mutex<[UInt32: Set<String>]>([:])
+
+        func apply(uid: UInt32, _ operation: StoreFlags.Operation, _ flag: Flag) {
+            state.withLock { state in
+                switch operation {
+                case .add: state[uid, default: []].insert(flag.description)
+                case .remove: state[uid, default: []].remove(flag.description)
+                case .replace: state[uid] = [flag.description]
+                }
+            }
+        }
+
+        func flags(_ uid: UInt32) -> Set<String> { state.withLock { $0[uid] ?? [] } }
+    }
+}
+
+/// A seeded generator (SplitMix64) for the operations.
+struct SoakRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
