@@ -1,25 +1,96 @@
 public import IMAPCore
-import MailMIME
+public import MailMIME
 
-/// What a mail list shows of a message.
+/// What a mail list shows of a message: the values the server sent, and ``decoded``, the same
+/// decoded the way MailMIME decodes a message (``MailSummary``).
 public struct MessageSummary: Hashable, Sendable {
+    /// The message's UID.
     public var uid: UInt32
+    /// FLAGS.
     public var flags: [Flag]
+    /// ENVELOPE, as sent (RFC 2047 encoded words still encoded).
     public var envelope: Envelope?
+    /// INTERNALDATE.
     public var internalDate: IMAPDateTime?
+    /// RFC822.SIZE.
     public var size: UInt64?
+    /// BODYSTRUCTURE.
     public var bodyStructure: BodyStructure?
-    /// The start of the text, white space collapsed (PREVIEW, or made from the first text part).
+    /// The start of the text (PREVIEW, or made from the first text part with ``PreviewText``).
     public var preview: String?
+    /// MODSEQ (RFC 7162), when CONDSTORE is enabled.
     public var modificationSequence: UInt64?
+    /// Subject, people, date, preview, attachment, size and flags decoded: set by
+    /// ``IMAPSession/fetchSummaries(_:previews:)`` from the fields above (``decode()``).
+    public var decoded = MailSummary(subject: "")
 
+    /// A summary with only a UID and flags.
     public init(uid: UInt32, flags: [Flag] = []) {
         self.uid = uid
         self.flags = flags
     }
 
-    /// Whether the message carries an attachment, judged from its structure.
-    public var hasAttachment: Bool { bodyStructure?.hasAttachment ?? false }
+    /// Whether the message carries an attachment, by MailMIME's ``AttachmentRule`` applied to
+    /// its structure.
+    public var hasAttachment: Bool { bodyStructure.map(Self.hasAttachment) ?? false }
+
+    /// Sets ``decoded`` from the envelope, BODYSTRUCTURE, preview, size and flags.
+    public mutating func decode() {
+        decoded = MailSummary(
+            envelope: envelope.map(Self.mailEnvelope) ?? MailEnvelope(), preview: preview ?? "",
+            hasAttachment: hasAttachment, size: size.map { Int(clamping: $0) } ?? 0,
+            flags: flags.map(\.rawValue))
+    }
+
+    /// The raw fields of an ENVELOPE, for MailMIME's decoders.
+    static func mailEnvelope(_ envelope: Envelope) -> MailEnvelope {
+        func bytes(_ string: ByteString?) -> [UInt8]? { string.map { Array($0.bytes) } }
+        func addresses(_ list: [Address]) -> [MailEnvelope.Address] {
+            list.map {
+                MailEnvelope.Address(
+                    name: bytes($0.name), route: bytes($0.adl), mailbox: bytes($0.mailbox), host: bytes($0.host))
+            }
+        }
+        var result = MailEnvelope()
+        result.date = bytes(envelope.date)
+        result.subject = bytes(envelope.subject)
+        result.from = addresses(envelope.from)
+        result.sender = addresses(envelope.sender)
+        result.replyTo = addresses(envelope.replyTo)
+        result.to = addresses(envelope.to)
+        result.cc = addresses(envelope.cc)
+        result.bcc = addresses(envelope.bcc)
+        result.inReplyTo = bytes(envelope.inReplyTo)
+        result.messageID = bytes(envelope.messageID)
+        return result
+    }
+
+    /// Whether a part of `structure` is an attachment (``AttachmentRule``), looking into
+    /// encapsulated messages.
+    static func hasAttachment(_ structure: BodyStructure) -> Bool {
+        switch structure {
+        case .invalid: return false
+        case .multipart(let multipart): return multipart.parts.contains(where: hasAttachment)
+        case .singlepart(let part):
+            let disposition = part.extension?.disposition
+            // RFC 2231 sections arrive joined as `filename*` or one by one as `filename*0`.
+            func named(_ name: String, in parameters: [BodyParameter]) -> String? {
+                parameters.first { parameter in
+                    let key = parameter.name.string.lowercased()
+                    return key == name || key.hasPrefix(name + "*")
+                }?.value.string
+            }
+            let fileName =
+                disposition.flatMap { named("filename", in: $0.parameters) } ?? named("name", in: part.parameters)
+            if AttachmentRule.isAttachment(
+                mediaType: part.mediaType.string, disposition: disposition?.kind.string, fileName: fileName)
+            {
+                return true
+            }
+            if case .message(_, let body, _) = part.kind { return hasAttachment(body) }
+            return false
+        }
+    }
 }
 
 extension IMAPSession {
@@ -66,7 +137,8 @@ extension IMAPSession {
                     summary.size = message.size
                     summary.bodyStructure = message.bodyStructure
                     summary.modificationSequence = message.modificationSequence
-                    if serverPreview { summary.preview = message.preview.map { PreviewText.make(from: $0.string) } }
+                    // The server's PREVIEW is already made (RFC 8970); making it again could cut more.
+                    if serverPreview { summary.preview = message.preview?.string }
                     batch.append(summary)
                 }
                 guard try await deliver(&batch, makePreviews: previews && !serverPreview, to: stream) else { return }
@@ -77,103 +149,129 @@ extension IMAPSession {
         }
     }
 
-    /// Fills in previews from text parts when needed and hands the batch over; false when the
-    /// consumer has gone.
+    /// Fills in previews from text parts when needed, decodes, and hands the batch over; false
+    /// when the consumer has gone.
     private func deliver(
         _ batch: inout [MessageSummary], makePreviews: Bool, to stream: MessageStream<MessageSummary>
     ) async throws(IMAPError) -> Bool {
         if makePreviews { try await fillPreviews(&batch) }
         guard !stream.isConsumerGone else { return false }
+        for index in batch.indices { batch[index].decode() }
         for summary in batch { stream.yield(summary) }
         stream.flush()
         batch.removeAll(keepingCapacity: true)
         return true
     }
 
+    /// Makes previews from the first text parts: the first 2 KB of each, and the whole part when
+    /// those 2 KB did not give a full preview (or ended in a way the charset cannot read).
     private func fillPreviews(_ batch: inout [MessageSummary]) async throws(IMAPError) {
-        var groups: [[UInt32]: [UInt32]] = [:]
         var locations: [UInt32: TextPartLocation] = [:]
         for summary in batch {
-            guard let structure = summary.bodyStructure, let location = TextPartLocation.first(in: structure) else {
-                continue
+            if let structure = summary.bodyStructure, let location = TextPartLocation.first(in: structure) {
+                locations[summary.uid] = location
             }
-            locations[summary.uid] = location
-            groups[location.path, default: []].append(summary.uid)
         }
-        var texts: [UInt32: String] = [:]
+        var previews = try await previews(of: locations, firstBytes: 2048)
+        let incomplete = locations.filter { uid, _ in previews[uid] == nil }
+        if !incomplete.isEmpty {
+            previews.merge(try await self.previews(of: incomplete, firstBytes: nil)) { _, whole in whole }
+        }
+        for index in batch.indices {
+            if let preview = previews[batch[index].uid] { batch[index].preview = preview }
+        }
+    }
+
+    /// The previews of the text parts at `locations`, from their first `firstBytes` bytes (all
+    /// of them when nil); a message is left out when its bytes may not give its full preview.
+    private func previews(
+        of locations: [UInt32: TextPartLocation], firstBytes: UInt64?
+    ) async throws(IMAPError) -> [UInt32: String] {
+        var groups: [[UInt32]: [UInt32]] = [:]
+        for (uid, location) in locations { groups[location.path, default: []].append(uid) }
+        var previews: [UInt32: String] = [:]
         for (path, uids) in groups {
             let section = SectionSpecifier(part: path)
             let item = FetchAttribute.bodySection(
-                peek: true, section: section, partial: FetchAttribute.Partial(offset: 0, length: 2048))
-            for try await message in fetch(SequenceSet(numbers: uids), items: [.uid, item]) {
+                peek: true, section: section,
+                partial: firstBytes.map { FetchAttribute.Partial(offset: 0, length: $0) })
+            for try await message in fetch(SequenceSet(numbers: uids.sorted()), items: [.uid, item]) {
                 guard let uid = message.uid, let location = locations[uid] else { continue }
-                for case .bodySection(let returned, _, let data?) in message.attributes where returned.part == path {
-                    texts[uid] = location.decode(Array(data.bytes))
+                for case .bodySection(let returned, _, let data) in message.attributes where returned.part == path {
+                    let bytes = data.map { Array($0.bytes) } ?? []
+                    let isWhole = firstBytes.map { UInt64(bytes.count) < $0 } ?? true
+                    if let preview = location.preview(of: bytes, isWhole: isWhole) { previews[uid] = preview }
                 }
             }
         }
-        for index in batch.indices {
-            if let text = texts[batch[index].uid] {
-                batch[index].preview = PreviewText.make(
-                    from: text, isHTML: locations[batch[index].uid]?.isHTML ?? false)
-            }
-        }
+        return previews
     }
 }
 
-/// Where the first readable text part of a message is, and how to decode it.
+/// Where the part a preview is made of lies, and how to decode it.
 struct TextPartLocation: Hashable {
     var path: [UInt32]
     var encoding: String
-    var charset: String
+    var charset: String?
     var isHTML: Bool
 
-    /// The first text/plain part (or text/html when there is none), skipping attachments.
+    /// The part MailMIME's ``PreviewText/sourcePart(of:)`` picks, found in a BODYSTRUCTURE: the
+    /// first `text/*` leaf in depth-first order, not looking into encapsulated messages.
     static func first(in structure: BodyStructure) -> TextPartLocation? {
-        candidates(in: structure, path: []).min { left, right in
-            (left.isHTML ? 1 : 0, left.path.count) < (right.isHTML ? 1 : 0, right.path.count)
+        func search(_ structure: BodyStructure, path: [UInt32]) -> TextPartLocation? {
+            switch structure {
+            case .invalid: return nil
+            case .multipart(let multipart):
+                for (offset, part) in multipart.parts.enumerated() {
+                    if let found = search(part, path: path + [UInt32(offset + 1)]) { return found }
+                }
+                return nil
+            case .singlepart(let part):
+                guard part.mediaType.equalsCaseInsensitive("text"), case .text = part.kind else { return nil }
+                return TextPartLocation(
+                    path: path.isEmpty ? [1] : path, encoding: part.encoding.string,
+                    charset: part.parameters.first { $0.name.equalsCaseInsensitive("charset") }?.value.string,
+                    isHTML: part.mediaSubtype.equalsCaseInsensitive("html"))
+            }
         }
+        return search(structure, path: [])
     }
 
-    private static func candidates(in structure: BodyStructure, path: [UInt32]) -> [TextPartLocation] {
-        switch structure {
-        case .invalid: return []
-        case .multipart(let multipart):
-            var found: [TextPartLocation] = []
-            for (offset, part) in multipart.parts.enumerated() {
-                found += candidates(in: part, path: path + [UInt32(offset + 1)])
-                if !found.isEmpty && !multipart.mediaSubtype.equalsCaseInsensitive("alternative") { break }
-            }
-            return found
-        case .singlepart(let part):
-            guard part.mediaType.equalsCaseInsensitive("text") else { return [] }
-            if let disposition = part.extension?.disposition, disposition.kind.equalsCaseInsensitive("attachment") {
-                return []
-            }
-            let isHTML = part.mediaSubtype.equalsCaseInsensitive("html")
-            guard isHTML || part.mediaSubtype.equalsCaseInsensitive("plain") else { return [] }
-            let charset = part.parameters.first { $0.name.equalsCaseInsensitive("charset") }?.value.string ?? "us-ascii"
-            return [
-                TextPartLocation(
-                    path: path.isEmpty ? [1] : path, encoding: part.encoding.string.lowercased(), charset: charset,
-                    isHTML: isHTML)
-            ]
+    /// The preview of the part from its `bytes` (all of them when `isWhole`, else the first
+    /// ones); nil when the first bytes may not give the same preview as the whole part.
+    func preview(of bytes: [UInt8], isWhole: Bool) -> String? {
+        if isWhole {
+            let body = MIMEPart.decodeTransferEncoding(bytes[...], encoding: encoding)
+            return PreviewText.make(from: MIMEPart.text(ofDecodedBody: body, charset: charset), isHTML: isHTML)
         }
-    }
-
-    /// The text of the first bytes of the part (a cut-off base64 group or QP escape is dropped).
-    func decode(_ bytes: [UInt8]) -> String {
-        let decoded: [UInt8]
-        switch encoding {
+        var encoded = bytes[...]
+        switch encoding.lowercased() {
         case "base64":
+            // A cut-off base64 group would decode to garbage.
             let alphabet = bytes.filter { $0 > 0x20 }
-            decoded = Base64.decode(alphabet.prefix(alphabet.count - alphabet.count % 4))
+            encoded = alphabet.prefix(alphabet.count - alphabet.count % 4)
         case "quoted-printable":
-            decoded = QuotedPrintable.decode(bytes)
+            // So would a cut-off `=XX`: keep whole lines.
+            encoded = bytes[..<(bytes.lastIndex(of: 0x0A) ?? 0)]
         default:
-            decoded = bytes
+            break
         }
-        if let text = Charset.decode(decoded, charset: charset) { return text }
-        return String(decoding: decoded, as: UTF8.self)
+        let body = MIMEPart.decodeTransferEncoding(encoded, encoding: encoding)
+        let lowercasedCharset = charset?.lowercased() ?? ""
+        guard !["utf-16", "utf-32", "utf-7", "ucs-"].contains(where: lowercasedCharset.hasPrefix) else { return nil }
+        let text: String
+        if body.allSatisfy({ $0 < 0x80 }) {
+            text = String(decoding: body, as: UTF8.self)
+        } else if let charset, lowercasedCharset == "utf-8" || lowercasedCharset == "utf8" {
+            // The cut may split a character: read the bytes without it. Other charsets may not
+            // say when a character is cut short, so their parts are read whole.
+            guard let decoded = (0...3).lazy.compactMap({ Charset.decode(body.dropLast($0), charset: charset) }).first
+            else { return nil }
+            text = decoded
+        } else {
+            return nil
+        }
+        let preview = PreviewText.make(from: text, isHTML: isHTML)
+        return preview.unicodeScalars.count >= PreviewText.maximumLength ? preview : nil
     }
 }

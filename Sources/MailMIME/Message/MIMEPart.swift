@@ -104,8 +104,13 @@ public struct MIMEPart: Sendable {
     /// The body with its transfer encoding undone (base64, quoted-printable; 7bit, 8bit, binary
     /// and unknown encodings as they are).
     public func decodedBody(in message: MIMEMessage) -> [UInt8] {
-        let body = message.bytes[bodyRange]
-        switch transferEncoding {
+        Self.decodeTransferEncoding(message.bytes[bodyRange], encoding: transferEncoding)
+    }
+
+    /// `body` with the transfer encoding `encoding` (any case) undone: base64, quoted-printable;
+    /// 7bit, 8bit, binary and unknown encodings as they are.
+    public static func decodeTransferEncoding(_ body: ArraySlice<UInt8>, encoding: String) -> [UInt8] {
+        switch encoding.lowercased() {
         case "base64": return Base64.decode(body)
         case "quoted-printable": return QuotedPrintable.decode(body)
         default: return Array(body)
@@ -122,8 +127,12 @@ public struct MIMEPart: Sendable {
     /// UTF-8 when valid and Windows-1252 otherwise. Nil for other types.
     public func text(in message: MIMEMessage) -> String? {
         guard contentType.isText else { return nil }
-        let body = decodedBody(in: message)
-        if let charset = contentType.charset, let text = Charset.decode(body, charset: charset) { return text }
+        return Self.text(ofDecodedBody: decodedBody(in: message), charset: contentType.charset)
+    }
+
+    /// The text of a transfer-decoded `text/*` body in `charset`, as ``text(in:)`` reads it.
+    public static func text(ofDecodedBody body: [UInt8], charset: String?) -> String {
+        if let charset, let text = Charset.decode(body, charset: charset) { return text }
         return Charset.decode(body, charset: "unknown-8bit") ?? String(decoding: body, as: UTF8.self)
     }
 

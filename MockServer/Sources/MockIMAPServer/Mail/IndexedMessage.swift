@@ -87,9 +87,8 @@ public struct IndexedMessage: Sendable {
         self.allHeadersText = headersText
         self.addressText = addresses
 
-        let (body, previewSource) = Self.bodyText(of: mime)
-        self.bodyText = body
-        self.preview = previewSource.map { Self.preview(of: $0.text, isHTML: $0.isHTML) } ?? ""
+        self.bodyText = Self.bodyText(of: mime)
+        self.preview = PreviewText.make(for: mime)
 
         if let dateField = mime.header.firstField(named: "date"), let date = DateHeader.parse(bytes: dateField.rawValue)
         {
@@ -177,15 +176,13 @@ public struct IndexedMessage: Sendable {
         }
     }
 
-    /// The searchable text of the body (see ``bodyText``), and the text of the first text part
-    /// outside encapsulated messages, which the preview is made of.
-    private static func bodyText(of message: MIMEMessage) -> (String, (text: String, isHTML: Bool)?) {
+    /// The searchable text of the body (see ``bodyText``).
+    private static func bodyText(of message: MIMEMessage) -> String {
         var text: [UInt8] = []
-        var previewSource: (text: String, isHTML: Bool)?
-        func visit(_ part: MIMEPart, isEncapsulated: Bool) {
+        func visit(_ part: MIMEPart) {
             switch part.kind {
             case .multipart:
-                for child in part.children { visit(child, isEncapsulated: isEncapsulated) }
+                for child in part.children { visit(child) }
             case .message:
                 guard let inner = part.encapsulatedMessage else { return }
                 for field in inner.header.fields {
@@ -194,16 +191,15 @@ public struct IndexedMessage: Sendable {
                     text.append(contentsOf: [UInt8(ascii: ":"), 0x20])
                     appendDecodedValue(of: field, to: &text)
                 }
-                visit(inner.root, isEncapsulated: true)
+                visit(inner.root)
             case .single:
                 guard let content = part.text(in: message) else { return }
                 let isHTML = part.contentType.subtype == "html"
-                if previewSource == nil, !isEncapsulated { previewSource = (content, isHTML) }
                 if !text.isEmpty { text.append(0x0A) }
                 text.append(contentsOf: (isHTML ? HTMLText.text(of: content) : content).utf8)
             }
         }
-        visit(message.root, isEncapsulated: false)
-        return (String(decoding: text, as: UTF8.self), previewSource)
+        visit(message.root)
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -231,7 +231,7 @@ public final class MailStore: Sendable {
         }
     }
 
-    private func message(user: String, mailbox: String, uid: UInt32) -> StoredMessage? {
+    func message(user: String, mailbox: String, uid: UInt32) -> StoredMessage? {
         guard let record = snapshot(user: user, mailbox: Self.wireName(mailbox)),
             let index = record.index(ofUID: uid)
         else { return nil }

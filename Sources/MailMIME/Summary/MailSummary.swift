@@ -1,0 +1,113 @@
+/// What a mail list shows of one message, decoded once: subject, people, date, preview,
+/// attachment, size and flags.
+///
+/// A client builds it from what the server sent (an ENVELOPE, BODYSTRUCTURE, PREVIEW or the
+/// first text part) and a server or test builds it from the message itself
+/// (``init(message:flags:)``); both go through the same decoders, so they agree.
+///
+/// ```
+/// let summary = MailSummary(message: MIMEMessage(bytes: raw), flags: ["\\Seen"])
+/// summary.subject                  // "Réunion de lundi"
+/// summary.from.first?.initials     // "AD"
+/// summary.secondsSince1970         // 1701418403
+/// ```
+public struct MailSummary: Hashable, Sendable {
+    /// The Subject, RFC 2047 decoded, unfolded, white space collapsed; "" without one.
+    public var subject: String
+    /// The From mailboxes (group markers left out).
+    public var from: [Person]
+    /// The To mailboxes (group members kept, group markers left out).
+    public var to: [Person]
+    /// The Cc mailboxes.
+    public var cc: [Person]
+    /// The Date header; nil when absent or unreadable.
+    public var date: ParsedDate?
+    /// The start of the text (``PreviewText``); "" when there is none.
+    public var preview: String
+    /// Whether a part is an attachment (``AttachmentRule``).
+    public var hasAttachment: Bool
+    /// The size of the message in bytes (RFC822.SIZE).
+    public var size: Int
+    /// The flags (`\Seen`, `$Pinned`), sorted, without `\Recent`.
+    public var flags: [String]
+
+    /// A summary from decoded values; `flags` are sorted and `\Recent` dropped.
+    public init(
+        subject: String, from: [Person] = [], to: [Person] = [], cc: [Person] = [], date: ParsedDate? = nil,
+        preview: String = "", hasAttachment: Bool = false, size: Int = 0, flags: [String] = []
+    ) {
+        self.subject = subject
+        self.from = from
+        self.to = to
+        self.cc = cc
+        self.date = date
+        self.preview = preview
+        self.hasAttachment = hasAttachment
+        self.size = size
+        self.flags = Self.normalizedFlags(flags)
+    }
+
+    /// A summary from the raw envelope fields (as an IMAP ENVELOPE carries them) and the rest.
+    public init(
+        envelope: MailEnvelope, preview: String, hasAttachment: Bool, size: Int, flags: [String]
+    ) {
+        self.init(
+            subject: envelope.subject.map(Self.decodedText) ?? "", from: Self.people(envelope.from),
+            to: Self.people(envelope.to), cc: Self.people(envelope.cc), date: envelope.date.flatMap(Self.decodedDate),
+            preview: preview, hasAttachment: hasAttachment, size: size, flags: flags)
+    }
+
+    /// The summary of a whole message: its envelope fields, the preview of its first text part,
+    /// the attachment rule over its parts, its size in bytes.
+    public init(message: MIMEMessage, flags: [String] = []) {
+        self.init(
+            envelope: MailEnvelope(header: message.header), preview: PreviewText.make(for: message),
+            hasAttachment: AttachmentRule.hasAttachment(message), size: message.byteRange.count, flags: flags)
+    }
+
+    /// ``date`` as seconds since 1970-01-01T00:00:00Z.
+    public var secondsSince1970: Int? { date?.timestamp }
+
+    // MARK: Decoders
+
+    /// Header text for people: raw bytes (UTF-8, or Windows-1252 when not valid UTF-8) with RFC
+    /// 2047 encoded words decoded, white space (also decoded line breaks) collapsed to single
+    /// spaces and trimmed.
+    ///
+    /// ```
+    /// MailSummary.decodedText(Array("=?iso-8859-1?q?R=E9union?=  lundi".utf8))   // "Réunion lundi"
+    /// ```
+    public static func decodedText(_ raw: some Collection<UInt8>) -> String {
+        let text = Charset.decode(raw, charset: "unknown-8bit") ?? String(decoding: raw, as: UTF8.self)
+        let decoded = EncodedWords.decode(text)
+        var result = ""
+        result.reserveCapacity(decoded.utf8.count)
+        var pendingSpace = false
+        for character in decoded {
+            if character.isWhitespace || character.isNewline {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace {
+                    result.append(" ")
+                    pendingSpace = false
+                }
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// The moment of a raw Date header value; nil when unreadable.
+    public static func decodedDate(_ raw: some Collection<UInt8>) -> ParsedDate? {
+        DateHeader.parse(bytes: raw)
+    }
+
+    /// The people of an envelope address list: mailboxes only, group markers left out.
+    public static func people(_ addresses: [MailEnvelope.Address]) -> [Person] {
+        addresses.compactMap(Person.init(envelopeAddress:))
+    }
+
+    private static func normalizedFlags(_ flags: [String]) -> [String] {
+        Set(flags.filter { $0.lowercased() != "\\recent" }).sorted()
+    }
+}
