@@ -195,7 +195,7 @@ public actor MailboxConnection {
                 }
                 return try await session.store(
                     pending, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
-            } catch where Self.isConnectionLoss(error) {
+            } catch  where Self.isConnectionLoss(error) {
                 configuration.logger.info("store outcome unknown (round \(round + 1)): \(error.message)")
                 lastLoss = error
             }

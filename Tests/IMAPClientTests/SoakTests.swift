@@ -15,7 +15,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SoakTests {
     static let sessions = 50
     static let messagesPerSession: UInt32 = 4
-    static let operationsPerSession = 24
+    static let operationsPerSession = 240
 
     @Test func fiftySessionsUnderSeededRandomFaultsEndEqualToTheModel() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -32,22 +32,25 @@ import Testing
                     .respond(.bye, code: "UNAVAILABLE", text: "restarting"), .fragment, .delay(.milliseconds(30)),
                 ]))
         let model = Model()
-        let failures = Mutex<[String]>([])
-        await withTaskGroup(of: Void.self) { group in
+        let failures = await withTaskGroup(of: String?.self) { group in
             for index in 0..<Self.sessions {
                 group.addTask {
                     do {
                         try await Self.run(session: index, seed: seed, server: server, model: model)
+                        return nil
                     } catch {
-                        failures.withLock { $0.append("session \(index): \(error)") }
+                        return "session \(index): \(error)"
                     }
                 }
             }
+            var failures: [String] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
         }
         server.faults.setRandom(nil)
         let fired = server.faults.fired.count
         print("soak seed \(seed): \(fired) faults fired over \(server.faults.commandCount) commands")
-        #expect(failures.withLock { $0 }.isEmpty, "seed \(seed): \(failures.withLock { $0 })")
+        #expect(failures.isEmpty, "seed \(seed): \(failures)")
         #expect(fired > 20, "seed \(seed): too few faults fired to mean anything")
         for uid in 1...UInt32(total) {
             let stored = Set(
@@ -76,14 +79,16 @@ import Testing
             case 0:
                 // Read-only calls may fail when a fault hits their one retry too; they must fail
                 // clearly and change nothing.
-                do {
-                    let found = try await connection.search([.uid(SequenceSet(uid)), .subject("message \(uid)")])
+                do throws(IMAPError) {
+                    let found = try await connection.search([
+                        .uid(SequenceSet(uid)), .subject(ByteString("message \(uid)")),
+                    ])
                     #expect(found.uids == [uid], "seed \(seed)")
                 } catch {
                     #expect(!error.message.isEmpty)
                 }
             case 1:
-                do {
+                do throws(IMAPError) {
                     let messages = try await connection.fetch(SequenceSet(numbers: own), items: [.uid, .flags])
                     #expect(messages.compactMap { $0.uid }.sorted() == own, "seed \(seed)")
                 } catch {
@@ -92,15 +97,27 @@ import Testing
             default:
                 let flag = flags[random.below(flags.count)]
                 let operation: StoreFlags.Operation = random.below(2) == 0 ? .add : .remove
-                do {
+                switch await Self.outcome({ () async throws(IMAPError) in
                     try await connection.store(SequenceSet(uid), operation, [flag])
-                    model.apply(uid: uid, operation, flag)
-                } catch where error.code == .no || error.code == .unavailable || error.code == .bad {
-                    // Refused: the server did not run it, so the model does not change.
+                }) {
+                case .success: model.apply(uid: uid, operation, flag)
+                case .failure(let error) where [.no, .unavailable, .bad].contains(error.code):
+                    break  // Refused: the server did not run it, so the model does not change.
+                case .failure(let error): throw error
                 }
             }
         }
         await connection.close()
+    }
+
+    static func outcome(
+        _ call: () async throws(IMAPError) -> StoreResult
+    ) async -> Result<StoreResult, IMAPError> {
+        do {
+            return .success(try await call())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The flags every acknowledged operation leaves.
