@@ -238,7 +238,13 @@ struct DovecotInteropTests {
         try await actor.noop()
         try await actor.store(SequenceSet(appended[1]), .add, [.deleted], silent: true)
         try await actor.execute(.uidExpunge(SequenceSet(appended[1])))
-        #expect(try await collector.value == .expunged(SequenceSet(appended[1])))
+        // (The other argument's expunge may arrive in the same VANISHED.)
+        guard case .expunged(let set)? = try await collector.value else {
+            Issue.record("no expunge")
+            return
+        }
+        #expect(set.contains(appended[1]))
+        #expect(!set.contains(appended[0]) && !set.contains(appended[2]))
         await watcher.logout()
         await actor.logout()
     }
