@@ -276,22 +276,43 @@ extension IMAPSession {
                 numbers = try await search([.uid(uids)], in: mailbox).uids.reversed()
             }
             stream.setTotal(numbers.count)
-            var start = 0
-            while start < numbers.count {
-                guard await stream.waitForDemand(bufferedAtMost: window) else { break }
-                let set = SequenceSet(numbers: numbers[start..<min(numbers.count, start + window)])
-                start += window
-                for command in Command.uidFetch(set, attributes, modifiers: modifiers).split(
-                    maximumLineLength: configuration.maximumCommandLength)
-                {
-                    guard !stream.isConsumerGone else { break }
-                    guard case .uidFetch(let part, _, _) = command else { continue }
-                    try await run(command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: stream)
+            // Two windows in flight at most, the next sent once the consumer has drained the
+            // buffer to one window: the server streams without a pause between windows, and the
+            // stream never holds more than three windows.
+            nextStreamGroup += 1
+            let group = nextStreamGroup
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                var inFlight = 0
+                var start = 0
+                while start < numbers.count {
+                    if inFlight >= 2 {
+                        try await tasks.next()
+                        inFlight -= 1
+                        continue
+                    }
+                    guard await stream.waitForDemand(bufferedAtMost: window) else { break }
+                    let set = SequenceSet(numbers: numbers[start..<min(numbers.count, start + window)])
+                    start += window
+                    let commands = Command.uidFetch(set, attributes, modifiers: modifiers).split(
+                        maximumLineLength: configuration.maximumCommandLength)
+                    tasks.addTask {
+                        for command in commands {
+                            guard !stream.isConsumerGone else { return }
+                            guard case .uidFetch(let part, _, _) = command else { continue }
+                            try await self.run(
+                                command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: stream,
+                                streamGroup: group)
+                        }
+                    }
+                    inFlight += 1
                 }
+                try await tasks.waitForAll()
             }
             stream.finish()
-        } catch {
+        } catch let error as IMAPError {
             stream.finish(throwing: error)
+        } catch {
+            stream.finish(throwing: IMAPError(.cancelled, "the fetch was cancelled"))
         }
     }
 

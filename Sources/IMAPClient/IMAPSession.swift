@@ -38,6 +38,8 @@ public actor IMAPSession {
     private let writeStream: AsyncStream<[UInt8]>
     private var started = false
     private var closedByOwner = false
+    /// Numbers the fetch streams whose windows may be in flight together.
+    var nextStreamGroup: UInt64 = 0
     /// Set once the session has ended, readable without a suspension.
     let connectionEnded = Atomic<Bool>(false)
 
@@ -125,7 +127,7 @@ public actor IMAPSession {
     @discardableResult
     func run(
         _ command: Command, claim: CommandClaim = .nothing, expecting mailbox: MailboxExpectation? = nil,
-        sink: MessageStream<FetchResponse>? = nil,
+        sink: MessageStream<FetchResponse>? = nil, streamGroup: UInt64? = nil,
         onChallenge: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
     ) async throws(IMAPError) -> CommandOutcome {
         if let failure = machine.failure { throw failure }
@@ -138,7 +140,7 @@ public actor IMAPSession {
             challengeAnswers[id] = nil
         }
         let request = CommandRequest(
-            command: command, claim: claim, streams: sink != nil, expectedMailbox: mailbox,
+            command: command, claim: claim, streams: sink != nil, streamGroup: streamGroup, expectedMailbox: mailbox,
             answersChallenges: onChallenge != nil)
         do {
             return try await withTaskCancellationHandler {

@@ -31,8 +31,8 @@ import Testing
         #expect(received == total)
         #expect(stream.progress == StreamProgress(received: total, total: total))
         #expect(stored.count == total / 100)
-        // The documented window: at most two fetch windows are ever buffered.
-        #expect(largestBuffer <= 2 * window)
+        // The documented bound: at most three fetch windows are ever buffered.
+        #expect(largestBuffer <= 3 * window)
         for uid in stored {
             #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: uid)?.contains(.flagged) == true)
         }
@@ -218,5 +218,28 @@ actor FlagView {
     /// Waits, change by change, until the view equals the server.
     func waitUntilMatching(_ server: MockIMAPServer) async {
         while !matches(server) { await withCheckedContinuation { waiters.append($0) } }
+    }
+}
+
+/// Dropping the last reference to a session ends its tasks and its connection.
+@Suite(.timeLimit(.minutes(1))) struct SessionLifetimeTests {
+    @Test func droppingTheLastReferenceClosesTheConnection() async throws {
+        let server = try await MockServerFixture.start()
+        try MockServerFixture.seed(server, count: 3)
+        var session: IMAPSession? = try await server.loggedInSession()
+        _ = try await session?.search([.all])
+        weak let dropped = session
+        session = nil
+        // No task of the session keeps it alive...
+        #expect(dropped == nil)
+        // ... and its connection is closed: the server sees the session end.
+        // (The mock server has no event for a session's end: poll it, bounded.)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while server.sessions.contains(where: \.isOpen), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let stillOpen = server.sessions.filter { $0.isOpen }.count
+        #expect(stillOpen == 0)
+        await server.stop()
     }
 }

@@ -28,6 +28,9 @@ struct CommandRequest: Sendable {
     var claim: CommandClaim = .nothing
     /// Claimed FETCH responses are handed over one by one (`.yield`) instead of collected.
     var streams = false
+    /// Commands of one stream (the windows of one fetch): they may be in flight together, their
+    /// UID sets being disjoint and their answers going to the same place.
+    var streamGroup: UInt64?
     var expectedMailbox: MailboxExpectation?
     /// Every `+` after the command's own literals goes to the driver as `.challenge` (SASL).
     var answersChallenges = false
@@ -292,7 +295,12 @@ struct ClientStateMachine: Sendable {
             let entry = queued[index]
             let exclusiveInFlight = inFlight.contains { $0.isExclusive }
             let classBusy = entry.responseClass.map { responseClass in
-                blockedClasses.contains(responseClass) || inFlight.contains { $0.responseClass == responseClass }
+                blockedClasses.contains(responseClass)
+                    || inFlight.contains { other in
+                        other.responseClass == responseClass
+                            && (other.request.streamGroup == nil
+                                || other.request.streamGroup != entry.request.streamGroup)
+                    }
             }
             let mayGo: Bool
             if blockedExclusive || exclusiveInFlight {
