@@ -67,8 +67,11 @@ struct FetchBenchmark {
     /// The same through IMAPSession: every response parsed into values and streamed.
     private func parsedRound(port: Int, trust: ClientTLSConfiguration) async throws -> Round {
         let started = ContinuousClock.now
-        let session = try await IMAPSession.connect(
-            IMAPConfiguration(host: "localhost", port: port, security: .implicitTLS(trust)))
+        var configuration = IMAPConfiguration(host: "localhost", port: port, security: .implicitTLS(trust))
+        if let window = ProcessInfo.processInfo.environment["MAILSEARCH_FETCH_WINDOW"].flatMap({ Int($0) }) {
+            configuration.fetchWindow = window
+        }
+        let session = try await IMAPSession.connect(configuration)
         try await session.login(.password(user: "alice", password: "secret"))
         try await session.select("INBOX")
         var count = 0

@@ -273,7 +273,7 @@ extension IMAPSession {
             if let explicit = uids.numbers {
                 numbers = explicit
             } else {
-                numbers = try await search([.uid(uids)], in: mailbox).uids.reversed()
+                numbers = try await existingUIDs(in: uids, mailbox: mailbox)
             }
             stream.setTotal(numbers.count)
             // Two windows in flight at most, the next sent once the consumer has drained the
@@ -314,6 +314,20 @@ extension IMAPSession {
         } catch {
             stream.finish(throwing: IMAPError(.cancelled, "the fetch was cancelled"))
         }
+    }
+
+    /// The UIDs of `set` that exist, ascending: `UID SEARCH UID set` (ESEARCH `RETURN (ALL)`
+    /// when offered, a compact answer), never SORT, which would make the server sort for nothing.
+    func existingUIDs(in set: SequenceSet, mailbox: MailboxExpectation?) async throws(IMAPError) -> [UInt32] {
+        let esearch = capabilities.contains(.esearch)
+        let outcome = try await run(
+            .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.uid(set)]), claim: .search, expecting: mailbox)
+        var uids: [UInt32] = []
+        for response in outcome.untagged {
+            if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
+            if case .search(let numbers, _) = response { uids += numbers }
+        }
+        return uids.sorted()
     }
 
     static func peeking(_ attribute: FetchAttribute) -> FetchAttribute {

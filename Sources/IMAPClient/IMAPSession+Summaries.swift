@@ -120,7 +120,7 @@ extension IMAPSession {
             if let explicit = uids.numbers {
                 numbers = explicit
             } else {
-                numbers = try await search([.uid(uids)]).uids.reversed()
+                numbers = try await existingUIDs(in: uids, mailbox: nil)
             }
             stream.setTotal(numbers.count)
             var start = 0
