@@ -65,7 +65,7 @@ compile() {
     fi
     echo "$target: compiling ${#sources[@]} IMAPCore files + $harness/main.swift"
     local started=$SECONDS
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+    swiftc -sanitize=fuzzer,address -parse-as-library -package-name MailSearch -O -g \
         -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
         -module-name IMAPCoreFuzz "${linker[@]}" \
         "${sources[@]}" "$harness/main.swift" -o "$binary"
