@@ -27,7 +27,6 @@ public actor IMAPSession {
     private var parser: ResponseParser
     private var nextID: CommandID = 0
     private var waiters: [CommandID: CheckedContinuation<CommandOutcome, any Error>] = [:]
-    private var early: [CommandID: Result<CommandOutcome, IMAPError>] = [:]
     private var sinks: [CommandID: MessageStream<FetchResponse>] = [:]
     private var challengeAnswers: [CommandID: @Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8]] = [:]
     private var eventWaiter: CheckedContinuation<Void, Never>?

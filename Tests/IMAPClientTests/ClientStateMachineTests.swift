@@ -273,11 +273,11 @@ import Testing
         #expect(Self.writes(machine.challengeAnswered(1, Array("AGEAYg==\r\n".utf8))) == ["AGEAYg==\r\n"])
     }
 
-    @Test func anESEARCHWithAnotherCommandsTagIsNotClaimed() {
+    @Test func anESEARCHWithAnotherCommandsTagIsNotClaimed() throws {
         let claim = CommandClaim.search
         var parser = ResponseParser()
         parser.append(Array("* ESEARCH (TAG \"M9\") UID COUNT 3\r\n".utf8))
-        guard case .untagged(let response)? = try? parser.next() else {
+        guard case .untagged(let response)? = try parser.next() else {
             Issue.record("did not parse")
             return
         }

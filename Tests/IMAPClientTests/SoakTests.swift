@@ -1,9 +1,10 @@
 import Foundation
-import IMAPClient
 import IMAPCore
 import MockIMAPServer
 import Synchronization
 import Testing
+
+@testable import IMAPClient
 
 /// Fifty long-lived connections search, fetch and store at once while the server injects seeded
 /// random faults (refusals, closes mid-response, BYE, fragmentation, delays). At the end the
@@ -64,7 +65,7 @@ import Testing
 
     /// One session's operations on its own messages (so the model of each UID has one writer).
     static func run(session index: Int, seed: UInt64, server: MockIMAPServer, model: Model) async throws {
-        var random = SoakRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        var random = SplitMix(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         var configuration = server.clientConfiguration()
         configuration.timeouts.commandInactivity = .seconds(20)
         let connection = MailboxConnection(
@@ -138,19 +139,7 @@ import Testing
     }
 }
 
-/// A seeded generator (SplitMix64) for the operations.
-struct SoakRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-
+extension SplitMix {
+    /// A number in 0..<bound.
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -467,7 +467,7 @@ struct ClientStateMachine: Sendable {
         default: break
         }
         if provisional != nil, let index = inFlight.firstIndex(where: { $0.isSelect }) {
-            _ = provisional?.apply(response, qresync: enabled.contains(.qresync))
+            _ = provisional?.apply(response)
             inFlight[index].collected.append(response)
             return
         }
@@ -490,7 +490,7 @@ struct ClientStateMachine: Sendable {
             }
             return
         }
-        for event in tracker!.apply(response, qresync: enabled.contains(.qresync)) {
+        for event in tracker!.apply(response) {
             push(event, into: &actions)
         }
     }

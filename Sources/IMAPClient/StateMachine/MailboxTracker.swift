@@ -38,7 +38,7 @@ struct MailboxTracker: Sendable {
     }
 
     /// Applies one untagged response; returns the events it means for a listener.
-    mutating func apply(_ response: UntaggedResponse, qresync: Bool) -> [MailboxEvent] {
+    mutating func apply(_ response: UntaggedResponse) -> [MailboxEvent] {
         switch response {
         case .exists(let count):
             let old = mailbox.messageCount
