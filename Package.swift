@@ -34,7 +34,7 @@ let package = Package(
             dependencies: ["IMAPCore", "MailMIME", "Transport"],
             swiftSettings: strictSettings
         ),
-        .target(name: "MailSearch", dependencies: ["IMAPClient"], swiftSettings: strictSettings),
+        .target(name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME"], swiftSettings: strictSettings),
         .target(name: "MailSearchCLI", dependencies: ["IMAPCore", "MailMIME"], swiftSettings: strictSettings),
         .executableTarget(
             name: "mailsearch",
