@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MailSearchTests",
-            dependencies: ["MailSearch", "IMAPClient", "IMAPCore"],
+            dependencies: ["MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "MockIMAPServer", "TestSupport", "Transport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

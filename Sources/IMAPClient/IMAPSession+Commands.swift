@@ -171,7 +171,13 @@ extension IMAPSession {
                 return SearchResult(uids: uids.sorted(by: >), count: count)
             }
         }
-        return try await searchOnce(keys, mailbox)
+        let found = try await searchOnce(keys, mailbox)
+        // A search of every message gives the whole sequence-to-UID map for free, so listening
+        // for events afterwards needs no UID SEARCH ALL of its own.
+        if keys == [.all], mailbox == nil || selectedMailbox?.name == mailbox?.name {
+            _ = machine.setAllUIDs(found.uids.sorted())
+        }
+        return found
     }
 
     private func searchOnce(_ keys: [SearchKey], _ mailbox: MailboxExpectation?) async throws(IMAPError) -> SearchResult

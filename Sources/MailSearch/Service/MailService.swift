@@ -79,10 +79,15 @@ public struct MessageList: Hashable, Sendable {
     /// How many match (the server's count; `ids.count` unless the server counted otherwise).
     public var total: Int
 
+    /// Whether pages leave out messages marked `\Deleted` (a listing asks the server for every
+    /// message, which also gives the session its sequence-to-UID map, and drops those per page).
+    public var hidesDeleted: Bool
+
     /// A list.
-    public init(ids: [Email.ID], total: Int? = nil) {
+    public init(ids: [Email.ID], total: Int? = nil, hidesDeleted: Bool = false) {
         self.ids = ids
         self.total = total ?? ids.count
+        self.hidesDeleted = hidesDeleted
     }
 }
 

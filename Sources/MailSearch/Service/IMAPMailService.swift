@@ -1,0 +1,411 @@
+public import Foundation
+public import IMAPClient
+import IMAPCore
+import Synchronization
+
+/// The ``MailService`` of a real IMAP server, over a long-lived `MailboxConnection` (which
+/// reconnects and resynchronises on its own).
+///
+/// Round trips, after logging in: opening is one SELECT; a listing is one UID SORT (or UID
+/// SEARCH) for the order and the total, plus one UID FETCH of the page shown; a search the same.
+/// Envelopes are fetched only for the page shown; `BODY.PEEK` and PREVIEW never set `\Seen`.
+///
+/// ```
+/// C: A3 SELECT INBOX (CONDSTORE)
+/// C: A4 UID SORT (REVERSE ARRIVAL) UTF-8 UNDELETED
+/// C: A5 UID FETCH 1040,1039,...,991 (UID FLAGS ENVELOPE INTERNALDATE RFC822.SIZE BODYSTRUCTURE PREVIEW)
+/// C: A6 UID STORE 1040 (UNCHANGEDSINCE 4711) +FLAGS.SILENT (\Flagged)
+/// ```
+///
+/// `in:Name` and `in:all` searches run on a second connection that EXAMINEs the mailboxes
+/// (read-only), so the open mailbox stays selected on the first.
+public actor IMAPMailService: MailService {
+    private let configuration: IMAPConfiguration
+    private let credentials: Credentials
+    private let flagPolicy: FlagPolicy
+    private let timeZone: TimeZone
+    private let now: @Sendable () -> Date
+    /// The connection to the open mailbox.
+    public let connection: MailboxConnection
+    private var described: MailboxDescription?
+    private var selected: SelectedMailbox?
+    private var capabilities: Set<Capability> = []
+    private var enabled: Set<Capability> = []
+    /// The MODSEQ of each message as last seen (fetch, STORE answers, flag events), for UNCHANGEDSINCE.
+    private var modificationSequences: [UInt32: UInt64] = [:]
+    private var pump: Task<Void, Never>?
+    private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
+    private let nextWatcher = Atomic<UInt64>(0)
+    private var others: OtherMailboxes
+
+    /// A service for `mailbox` of the account `credentials` log in to. `known` (from a previous
+    /// run) lets the first SELECT report a re-created mailbox.
+    public init(
+        configuration: IMAPConfiguration, credentials: Credentials, mailbox: String = "INBOX",
+        flagPolicy: FlagPolicy = FlagPolicy(), reconnectPolicy: MailboxConnection.ReconnectPolicy = .init(),
+        timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.credentials = credentials
+        self.flagPolicy = flagPolicy
+        self.timeZone = timeZone
+        self.now = now
+        self.connection = MailboxConnection(
+            configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailbox),
+            policy: reconnectPolicy)
+        self.others = OtherMailboxes(configuration: configuration, credentials: credentials)
+    }
+
+    deinit {
+        pump?.cancel()
+        for watcher in watchers.withLock({ $0.values }) { watcher.finish() }
+    }
+
+    // MARK: - Opening
+
+    public func open() async throws(MailServiceError) -> MailboxDescription {
+        let mailbox: SelectedMailbox
+        do {
+            mailbox = try await connection.open()
+            let session = try await connection.currentSession()
+            capabilities = await session.capabilities
+            enabled = await session.enabled
+        } catch {
+            throw MailServiceError(error)
+        }
+        // Listening for changes starts after the first listing or search, whose answer gives
+        // the session its sequence-to-UID map (no UID SEARCH ALL of its own).
+        return describe(mailbox)
+    }
+
+    /// The compiler's view of the server and the open mailbox.
+    public func searchContext() async throws(MailServiceError) -> SearchContext {
+        if selected == nil { _ = try await open() }
+        return context()
+    }
+
+    private func describe(_ mailbox: SelectedMailbox) -> MailboxDescription {
+        if let old = selected, old.uidValidity != mailbox.uidValidity { modificationSequences = [:] }
+        selected = mailbox
+        let pin = context().pinFlag
+        let description = MailboxDescription(
+            name: mailbox.name.description, uidValidity: mailbox.uidValidity ?? 0,
+            messageCount: Int(mailbox.messageCount), pinFlag: pin.flag, pinWarning: pin.warning,
+            isReadOnly: mailbox.isReadOnly)
+        described = description
+        return description
+    }
+
+    private func context() -> SearchContext {
+        let today = SearchContext.day(of: now(), in: timeZone)
+        guard let selected else {
+            return SearchContext(capabilities: capabilities, flagPolicy: flagPolicy, today: today)
+        }
+        return SearchContext(
+            capabilities: capabilities, enabledCapabilities: enabled, mailbox: selected, flagPolicy: flagPolicy,
+            today: today)
+    }
+
+    private func openDescription() async throws(MailServiceError) -> MailboxDescription {
+        if let described { return described }
+        return try await open()
+    }
+
+    // MARK: - Listing and searching
+
+    public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
+        let description = try await openDescription()
+        let found: SearchResult
+        do { found = try await connection.search([.all]) } catch { throw MailServiceError(error) }
+        let list = MessageList(ids: ids(found.uids, in: description), total: found.count, hidesDeleted: true)
+        let page = try await page(of: list, offset: 0, pageSize: pageSize)
+        await startPump()
+        return page
+    }
+
+    public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {
+        let description = try await openDescription()
+        let searchContext = context()
+        let compiled: CompiledSearch
+        do { compiled = try QueryCompiler.compile(query, context: searchContext) } catch {
+            throw MailServiceError(error)
+        }
+        let list: MessageList
+        switch compiled.scope {
+        case .current:
+            list = try await searchHere(compiled, description)
+        case .mailbox(let name)
+        where name == description.name || (name.uppercased() == "INBOX" && description.name == "INBOX"):
+            list = try await searchHere(compiled, description)
+        case .mailbox(let name):
+            list = try await others.search(compiled.programKeys, in: [name])
+        case .allMailboxes:
+            list = try await others.searchEverywhere(compiled.programKeys)
+        }
+        var page = try await page(of: list, offset: 0, pageSize: pageSize)
+        page.warnings = compiled.warnings.map(\.message)
+        await startPump()
+        return page
+    }
+
+    private func searchHere(
+        _ compiled: CompiledSearch, _ description: MailboxDescription
+    ) async throws(MailServiceError)
+        -> MessageList
+    {
+        let found: SearchResult
+        do { found = try await connection.search(compiled.programKeys) } catch { throw MailServiceError(error) }
+        return MessageList(ids: ids(found.uids, in: description), total: found.count)
+    }
+
+    private func ids(_ uids: [UInt32], in description: MailboxDescription) -> [Email.ID] {
+        uids.map { Email.ID(mailbox: description.name, uidValidity: description.uidValidity, uid: $0) }
+    }
+
+    public func page(of list: MessageList, offset: Int, pageSize: Int) async throws(MailServiceError) -> EmailPage {
+        let description = try await openDescription()
+        let start = max(0, min(offset, list.ids.count))
+        let wanted = Array(list.ids[start..<min(list.ids.count, start + max(pageSize, 1))])
+        var found: [Email.ID: Email] = [:]
+        let here = wanted.filter { $0.mailbox == description.name }
+        if !here.isEmpty {
+            if here.contains(where: { $0.uidValidity != description.uidValidity }) {
+                throw MailServiceError(
+                    .mailboxChanged, "\(description.name) was re-created on the server since it was listed; reload it")
+            }
+            let summaries: [MessageSummary]
+            do {
+                summaries = try await connection.summaries(SequenceSet(numbers: here.map(\.uid)))
+            } catch {
+                throw MailServiceError(error)
+            }
+            let pinFlag = description.pinFlag
+            for summary in summaries {
+                if let modseq = summary.modificationSequence { modificationSequences[summary.uid] = modseq }
+                let email = Self.email(
+                    summary, mailbox: description.name, uidValidity: description.uidValidity, pinFlag)
+                found[email.id] = email
+            }
+        }
+        let elsewhere = wanted.filter { $0.mailbox != description.name }
+        if !elsewhere.isEmpty {
+            for email in try await others.emails(elsewhere, pinFlag: description.pinFlag) { found[email.id] = email }
+        }
+        let emails = wanted.compactMap { found[$0] }.filter { !list.hidesDeleted || !$0.flags.contains(.deleted) }
+        return EmailPage(list: list, offset: start, emails: emails)
+    }
+
+    static func email(_ summary: MessageSummary, mailbox: String, uidValidity: UInt32, _ pinFlag: Flag) -> Email {
+        Email(
+            id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: summary.uid), summary: summary.decoded,
+            receivedDate: summary.internalDate.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSinceEpoch)) },
+            flags: summary.flags, pinFlag: pinFlag)
+    }
+
+    // MARK: - Flags
+
+    public func setRead(_ isRead: Bool, for emails: [Email.ID]) async throws(MailServiceError) -> FlagChangeResult {
+        try await change(.seen, isRead, emails)
+    }
+
+    public func setPinned(_ isPinned: Bool, for emails: [Email.ID]) async throws(MailServiceError) -> FlagChangeResult {
+        let description = try await openDescription()
+        return try await change(description.pinFlag, isPinned, emails)
+    }
+
+    /// `UID STORE +FLAGS.SILENT` or `-FLAGS.SILENT` of `flag`, with `UNCHANGEDSINCE` the MODSEQ
+    /// each message had when it was last seen (CONDSTORE), so a message another client changed
+    /// meanwhile is refused and reported rather than overwritten blindly.
+    private func change(
+        _ flag: Flag, _ present: Bool, _ ids: [Email.ID]
+    ) async throws(MailServiceError)
+        -> FlagChangeResult
+    {
+        let description = try await openDescription()
+        var result = FlagChangeResult()
+        var here: [Email.ID] = []
+        for id in ids {
+            if id.mailbox != description.name {
+                result.refused[id] = "\(id.mailbox) is open read-only for searching; open it to change its messages"
+            } else if id.uidValidity != description.uidValidity {
+                result.refused[id] = "\(id.mailbox) was re-created on the server; reload it and try again"
+            } else if description.isReadOnly {
+                result.refused[id] = "\(id.mailbox) is read-only on this server, so its flags cannot be changed"
+            } else {
+                here.append(id)
+            }
+        }
+        guard !here.isEmpty else { return result }
+        let condstore = capabilities.contains(.condstore) || enabled.contains(.condstore) || enabled.contains(.qresync)
+        // One STORE per MODSEQ the messages were seen with (one, for the usual single message).
+        var groups: [UInt64?: [UInt32]] = [:]
+        for id in here { groups[condstore ? modificationSequences[id.uid] : nil, default: []].append(id.uid) }
+        for (modseq, uids) in groups.sorted(by: { ($0.key ?? 0) < ($1.key ?? 0) }) {
+            let set = SequenceSet(numbers: uids)
+            let stored: StoreResult
+            do {
+                stored = try await connection.store(set, present ? .add : .remove, [flag], unchangedSince: modseq)
+            } catch  where error.code == .no || error.code == .bad {
+                let reason =
+                    "the server refused to \(present ? "set" : "clear") \(flag): \(error.serverText ?? error.message)"
+                for uid in uids { result.refused[id(uid, description)] = reason }
+                continue
+            } catch {
+                throw MailServiceError(error)
+            }
+            for (uid, modseq) in stored.modificationSequences { modificationSequences[uid] = modseq }
+            let refused = Set(stored.refused?.numbers ?? [])
+            for uid in uids where !refused.contains(uid) {
+                if let flags = stored.flags[uid] { result.flags[id(uid, description)] = flags.filter { $0 != .recent } }
+            }
+            if !refused.isEmpty {
+                // Someone else changed these since they were shown: report their flags as they are now.
+                let current = try await currentFlags(SequenceSet(numbers: Array(refused)))
+                for uid in refused {
+                    let emailID = id(uid, description)
+                    result.refused[emailID] =
+                        "the message was changed by another client meanwhile; its flags are shown as they are now"
+                    if let flags = current[uid] { result.flags[emailID] = flags }
+                }
+            }
+        }
+        return result
+    }
+
+    private func currentFlags(_ uids: SequenceSet) async throws(MailServiceError) -> [UInt32: [Flag]] {
+        let messages: [FetchResponse]
+        do {
+            messages = try await connection.fetch(
+                uids, items: [.uid, .flags] + (condstoreEnabled ? [.modificationSequence] : []))
+        } catch {
+            throw MailServiceError(error)
+        }
+        var flags: [UInt32: [Flag]] = [:]
+        for message in messages {
+            guard let uid = message.uid else { continue }
+            flags[uid] = message.flags?.filter { $0 != .recent }
+            if let modseq = message.modificationSequence { modificationSequences[uid] = modseq }
+        }
+        return flags
+    }
+
+    private var condstoreEnabled: Bool {
+        capabilities.contains(.condstore) || enabled.contains(.condstore) || enabled.contains(.qresync)
+    }
+
+    private func id(_ uid: UInt32, _ description: MailboxDescription) -> Email.ID {
+        Email.ID(mailbox: description.name, uidValidity: description.uidValidity, uid: uid)
+    }
+
+    // MARK: - Events
+
+    public nonisolated func events() -> AsyncStream<MailServiceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: MailServiceEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        let id = nextWatcher.add(1, ordering: .relaxed).newValue
+        watchers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.watchers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public func close() async {
+        pump?.cancel()
+        pump = nil
+        await connection.close()
+        await others.close()
+        for watcher in watchers.withLock({ state in
+            defer { state = [:] }
+            return state.values
+        }) {
+            watcher.finish()
+        }
+        described = nil
+        selected = nil
+    }
+
+    private func broadcast(_ event: MailServiceEvent) {
+        for watcher in watchers.withLock({ $0.values }) { watcher.yield(event) }
+    }
+
+    private func startPump() async {
+        guard pump == nil else { return }
+        let changes = await connection.changes()
+        guard pump == nil else { return }
+        pump = Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }
+                await self.handle(change)
+            }
+        }
+    }
+
+    private func handle(_ change: MailboxConnection.Change) async {
+        guard let description = described else { return }
+        switch change {
+        case .mailbox(let event):
+            switch event {
+            case .messageCount: return
+            case .arrived(let uids):
+                guard let summaries = try? await connection.summaries(uids) else {
+                    broadcast(.reloadNeeded(reason: "new mail arrived but could not be fetched"))
+                    return
+                }
+                let emails = summaries.map {
+                    Self.email($0, mailbox: description.name, uidValidity: description.uidValidity, description.pinFlag)
+                }
+                for summary in summaries {
+                    if let modseq = summary.modificationSequence { modificationSequences[summary.uid] = modseq }
+                }
+                if !emails.isEmpty { broadcast(.arrived(emails.sorted { $0.uid > $1.uid })) }
+            case .expunged(let uids):
+                let numbers = uids.numbers ?? []
+                for uid in numbers { modificationSequences[uid] = nil }
+                if !numbers.isEmpty { broadcast(.expunged(numbers.map { id($0, description) })) }
+            case .flagsChanged(let uid, let flags, let modseq):
+                if let modseq { modificationSequences[uid] = modseq }
+                broadcast(.flagsChanged(id(uid, description), flags.filter { $0 != .recent }))
+            case .uidValidityChanged:
+                described = nil
+                broadcast(.reloadNeeded(reason: "\(description.name) was re-created on the server"))
+            case .resyncNeeded:
+                broadcast(.reloadNeeded(reason: "too many changes arrived at once to follow them one by one"))
+            case .alert(let text):
+                broadcast(.alert(text))
+            }
+        case .reconnecting(let attempt, let reason):
+            if attempt == 1 {
+                broadcast(.connectionLost("the connection to the server was lost (\(reason.message)); reconnecting"))
+            }
+        case .reconnected(let report):
+            let previous = selected
+            let fresh = describe(report.mailbox)
+            broadcast(.connectionRestored)
+            if report.needsReload || report.uidValidityChanged {
+                broadcast(
+                    .reloadNeeded(
+                        reason: report.uidValidityChanged
+                            ? "\(fresh.name) was re-created on the server" : "the connection was restored"))
+                return
+            }
+            if let expunged = report.expunged?.numbers, !expunged.isEmpty {
+                broadcast(.expunged(expunged.map { id($0, fresh) }))
+            }
+            for (uid, flags) in report.flags.sorted(by: { $0.key < $1.key }) {
+                broadcast(.flagsChanged(id(uid, fresh), flags.filter { $0 != .recent }))
+            }
+            // Mail that arrived while the connection was away.
+            if let before = previous?.uidNext, let after = report.mailbox.uidNext, after > before,
+                let summaries = try? await connection.summaries(SequenceSet(before...(after - 1)))
+            {
+                let emails = summaries.map {
+                    Self.email($0, mailbox: fresh.name, uidValidity: fresh.uidValidity, fresh.pinFlag)
+                }
+                if !emails.isEmpty { broadcast(.arrived(emails.sorted { $0.uid > $1.uid })) }
+            }
+        case .failed(let error):
+            broadcast(.failed(MailServiceError(error)))
+        }
+    }
+}

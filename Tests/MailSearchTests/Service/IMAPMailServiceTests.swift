@@ -1,0 +1,199 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MailSearch
+import MockIMAPServer
+import Testing
+
+/// `IMAPMailService` against the mock server: pages, searches, round trips counted from the
+/// server's transcript, flag changes read back over an independent connection, live events.
+@Suite(.timeLimit(.minutes(2))) struct IMAPMailServiceTests {
+    @Test func opensAndListsTheNewestPageInThreeCommands() async throws {
+        let server = try await ServiceFixture.start(count: 120)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        #expect(mailbox.name == "INBOX" && mailbox.messageCount == 120 && mailbox.pinFlag == .flagged)
+        let first = try await service.list(pageSize: 50)
+        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SORT", "UID FETCH"])
+        #expect(first.list.total == 120)
+        #expect(first.emails.map(\.uid) == Array((71...120).reversed()))
+        let newest = try #require(first.emails.first)
+        #expect(newest.subject == "message 120")
+        #expect(newest.from.name == "Sender 120" && newest.from.address == "sender120@example.com")
+        #expect(newest.from.initials == "S1")
+        #expect(newest.preview == "Body of message 120.")
+        #expect(newest.id == Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 120))
+        #expect(first.hasMore)
+        let second = try await service.page(of: first.list, offset: 50, pageSize: 50)
+        #expect(second.emails.map(\.uid) == Array((21...70).reversed()))
+        let last = try await service.page(of: first.list, offset: 100, pageSize: 50)
+        #expect(last.emails.map(\.uid) == Array((1...20).reversed()))
+        #expect(!last.hasMore)
+        await service.close()
+    }
+
+    @Test(arguments: Profile.allCases) func searchCostsTwoCommandsAndReportsTheTotal(profile: Profile) async throws {
+        let server = try await ServiceFixture.start(profile: profile, count: 60)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let before = ServiceFixture.commandsAfterLogin(server).count
+        let found = try await service.search(try query("subject:\"message 1\""), pageSize: 5)
+        let commands = Array(ServiceFixture.commandsAfterLogin(server).dropFirst(before))
+        let searchCommand = profile == .full || profile == .gmailLike ? "UID SORT" : "UID SEARCH"
+        // One search and one fetch of the page; without PREVIEW (RFC 8970) the previews need a
+        // second fetch, of the first 2 KB of each message's first text part.
+        let hasPreview = profile == .full || profile == .gmailLike
+        #expect(commands == (hasPreview ? [searchCommand, "UID FETCH"] : [searchCommand, "UID FETCH", "UID FETCH"]))
+        // "message 1", "message 10" ... "message 19": 11 messages; Gmail-like matches whole words only.
+        let expected: [UInt32] = profile == .gmailLike ? [1] : [19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]
+        #expect(found.list.ids.map(\.uid) == expected)
+        #expect(found.list.total == expected.count)
+        #expect(found.emails.map(\.uid) == Array(expected.prefix(5)))
+        let rest = try await service.page(of: found.list, offset: 5, pageSize: 5)
+        #expect(rest.emails.map(\.uid) == Array(expected.dropFirst(5).prefix(5)))
+        await service.close()
+    }
+
+    @Test(arguments: Profile.allCases) func readAndPinAreStoredAndNothingElseIsMarkedRead(profile: Profile) async throws
+    {
+        let server = try await ServiceFixture.start(profile: profile, count: 12)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let page = try await service.list(pageSize: 50)
+        _ = try await service.search(try query("message"), pageSize: 50)
+        // Listing, searching and previews never set \Seen.
+        let untouched = try await ServiceFixture.flagsReadBack(server, uids: Array(1...12))
+        #expect(untouched.count == 12 && untouched.values.allSatisfy { !$0.contains(.seen) })
+
+        let target = try #require(page.emails.first { $0.uid == 7 })
+        let pinned = try await service.setPinned(true, for: [target.id])
+        #expect(pinned.refused.isEmpty)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [.flagged])
+        let read = try await service.setRead(true, for: [target.id])
+        #expect(read.refused.isEmpty)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [.flagged, .seen])
+        _ = try await service.setPinned(false, for: [target.id])
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [.seen])
+        _ = try await service.setRead(false, for: [target.id])
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [])
+        let others = try await ServiceFixture.flagsReadBack(server, uids: Array(1...12).filter { $0 != 7 })
+        #expect(others.values.allSatisfy { $0.isEmpty })
+        await service.close()
+    }
+
+    @Test func aConfiguredPinKeywordIsStoredWhereTheMailboxAllowsIt() async throws {
+        let server = try await ServiceFixture.start(count: 3)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server, flagPolicy: FlagPolicy(pinKeyword: Flag("$Pinned")))
+        let mailbox = try await service.open()
+        #expect(mailbox.pinFlag == Flag("$Pinned") && mailbox.pinWarning == nil)
+        let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 2)
+        _ = try await service.setPinned(true, for: [id])
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [2])[2] == [Flag("$Pinned")])
+        let found = try await service.search(try query("is:pinned"), pageSize: 10)
+        #expect(found.emails.map(\.uid) == [2])
+        #expect(found.emails.first?.isPinned == true)
+        await service.close()
+    }
+
+    @Test func aRefusedPinReportsTheServersReason() async throws {
+        let server = try await ServiceFixture.start(count: 3)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        _ = server.faults.add(.command("UID STORE", occurrence: 1), .respond(.no, text: "flag storage is full"))
+        let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 1)
+        let result = try await service.setPinned(true, for: [id])
+        let reason = try #require(result.refused[id])
+        #expect(reason.contains("flag storage is full"))
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [1])[1] == [])
+        await service.close()
+    }
+
+    @Test func anotherClientsChangesArriveAsEvents() async throws {
+        let server = try await ServiceFixture.start(count: 5)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        var events = service.events().makeAsyncIterator()
+        _ = try await service.list(pageSize: 10)
+
+        let other = try await IMAPSession.connect(ServiceFixture.configuration(server))
+        try await other.login(.password(user: "alice", password: "secret"))
+        try await other.select("INBOX")
+        try await other.store(SequenceSet(numbers: [3]), .add, [.seen])
+        let id3 = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 3)
+        let changed = try await next(&events, { if case .flagsChanged = $0 { true } else { false } })
+        #expect(changed == .flagsChanged(id3, [.seen]))
+
+        try ServiceFixture.seed(server, 6, subject: "fresh news")
+        let arrived = try await next(&events, { if case .arrived = $0 { true } else { false } })
+        guard case .arrived(let emails) = arrived else { throw Unexpected(arrived) }
+        #expect(emails.map(\.uid) == [6] && emails.first?.subject == "fresh news")
+
+        try await other.store(SequenceSet(numbers: [2]), .add, [.deleted])
+        try await other.execute(.expunge)
+        let expunged = try await next(&events, { if case .expunged = $0 { true } else { false } })
+        #expect(expunged == .expunged([Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 2)]))
+        await other.logout()
+        await service.close()
+    }
+
+    @Test func inMailboxAndInAllSearchOtherMailboxesReadOnly() async throws {
+        let server = try await ServiceFixture.start(count: 4)
+        defer { Task { await server.stop() } }
+        try server.store.createMailbox("Projects", user: "alice")
+        try ServiceFixture.seed(server, 100, mailbox: "Projects", subject: "invoice march")
+        try ServiceFixture.seed(server, 101, mailbox: "Projects", subject: "holiday photos")
+        try ServiceFixture.seed(server, 50, subject: "invoice april")
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let archived = try await service.search(try query("in:Projects invoice"), pageSize: 10)
+        #expect(archived.emails.map(\.subject) == ["invoice march"])
+        #expect(archived.emails.first?.mailbox == "Projects")
+        let everywhere = try await service.search(try query("in:all invoice"), pageSize: 10)
+        #expect(Set(everywhere.emails.map(\.subject)) == ["invoice march", "invoice april"])
+        #expect(everywhere.list.total == 2)
+        // The open mailbox stayed selected on the service's own connection.
+        let here = try await service.search(try query("invoice"), pageSize: 10)
+        #expect(here.emails.map(\.subject) == ["invoice april"])
+        let flags = try await ServiceFixture.flagsReadBack(server, uids: [1, 2], mailbox: "Projects")
+        #expect(flags.values.allSatisfy { !$0.contains(.seen) })
+        await service.close()
+    }
+
+    @Test func aQueryTheServerCannotRunIsAQueryError() async throws {
+        let server = try await ServiceFixture.start(count: 1)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        do {
+            _ = try await service.search(try query("raw:\"has:drive\""), pageSize: 10)
+            Issue.record("raw: ran on a server that is not Gmail")
+        } catch let error as MailServiceError {
+            #expect(error.code == .query)
+            #expect(error.queryError != nil)
+        }
+        await service.close()
+    }
+
+    private func next(
+        _ events: inout AsyncStream<MailServiceEvent>.Iterator, _ wanted: (MailServiceEvent) -> Bool
+    ) async throws -> MailServiceEvent {
+        while let event = await events.next() {
+            if wanted(event) { return event }
+        }
+        throw Unexpected("the event stream ended")
+    }
+}
+
+/// The query tree of `text`.
+func query(_ text: String) throws -> Query { try QueryParser.parse(text).query }
+
+struct Unexpected: Error, CustomStringConvertible {
+    var description: String
+    init(_ value: Any) { description = "unexpected: \(value)" }
+}
