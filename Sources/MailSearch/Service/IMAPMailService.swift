@@ -117,7 +117,8 @@ public actor IMAPMailService: MailService {
         let description = try await openDescription()
         let found: SearchResult
         do { found = try await connection.search([.all]) } catch { throw MailServiceError(error) }
-        let list = MessageList(ids: ids(found.uids, in: description), total: found.count, hidesDeleted: true)
+        let list = MessageList(
+            ids: ids(found.uids, in: await current(description)), total: found.count, hidesDeleted: true)
         let page = try await page(of: list, offset: 0, pageSize: pageSize)
         await startPump()
         return page
@@ -155,7 +156,16 @@ public actor IMAPMailService: MailService {
     {
         let found: SearchResult
         do { found = try await connection.search(compiled.programKeys) } catch { throw MailServiceError(error) }
-        return MessageList(ids: ids(found.uids, in: description), total: found.count)
+        return MessageList(ids: ids(found.uids, in: await current(description)), total: found.count)
+    }
+
+    /// The mailbox as the connection has it selected now: a call retried after a reconnect may
+    /// have run in a re-created mailbox, whose UIDs carry the new UIDVALIDITY.
+    private func current(_ description: MailboxDescription) async -> MailboxDescription {
+        guard let now = await connection.selectedMailbox, now.uidValidity != selected?.uidValidity else {
+            return described ?? description
+        }
+        return describe(now)
     }
 
     private func ids(_ uids: [UInt32], in description: MailboxDescription) -> [Email.ID] {

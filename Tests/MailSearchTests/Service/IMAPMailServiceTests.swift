@@ -180,6 +180,53 @@ import Testing
         await service.close()
     }
 
+    @Test func aRecreatedMailboxIsReportedAndItsNewUIDsListed() async throws {
+        let server = try await ServiceFixture.start(count: 4)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let old = try await service.open()
+        var events = service.events().makeAsyncIterator()
+        _ = try await service.list(pageSize: 10)
+        // The mock ends the sessions of a re-created mailbox with BYE, as a server would.
+        let fresh = try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        #expect(fresh != old.uidValidity)
+        var seen: [String] = []
+        while let event = await events.next() {
+            switch event {
+            case .connectionLost: seen.append("lost")
+            case .connectionRestored: seen.append("restored")
+            case .reloadNeeded(let reason):
+                seen.append("reload")
+                #expect(reason.contains("re-created"))
+            default: continue
+            }
+            if seen.last == "reload" { break }
+        }
+        #expect(seen == ["lost", "restored", "reload"])
+        let found = try await service.search(try query("message"), pageSize: 10)
+        #expect(found.list.ids.allSatisfy { $0.uidValidity == fresh })
+        #expect(found.list.ids.map(\.uid) == [4, 3, 2, 1])
+        // A flag change for a UID of the old mailbox is refused, not applied to another message.
+        let stale = Email.ID(mailbox: "INBOX", uidValidity: old.uidValidity, uid: 2)
+        let result = try await service.setPinned(true, for: [stale])
+        #expect(result.refused[stale]?.contains("re-created") == true)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [2])[2] == [])
+        await service.close()
+    }
+
+    @Test func aSearchInterruptedByADropIsRetriedOnce() async throws {
+        let server = try await ServiceFixture.start(count: 4)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        _ = try await service.list(pageSize: 10)
+        _ = server.faults.add(.command("UID SORT", occurrence: 1), .closeAfter(bytes: 0))
+        let found = try await service.search(try query("message"), pageSize: 10)
+        #expect(found.list.ids.map(\.uid) == [4, 3, 2, 1])
+        #expect(await service.connection.reconnectCount == 1)
+        await service.close()
+    }
+
     private func next(
         _ events: inout AsyncStream<MailServiceEvent>.Iterator, _ wanted: (MailServiceEvent) -> Bool
     ) async throws -> MailServiceEvent {
