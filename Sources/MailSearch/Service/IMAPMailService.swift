@@ -25,8 +25,10 @@ public actor IMAPMailService: MailService {
     private let flagPolicy: FlagPolicy
     private let timeZone: TimeZone
     private let now: @Sendable () -> Date
-    /// The connection to the open mailbox.
-    public let connection: MailboxConnection
+    private let mailboxName: String
+    private let reconnectPolicy: MailboxConnection.ReconnectPolicy
+    /// The connection to the open mailbox (a new one after ``close()``).
+    public private(set) var connection: MailboxConnection
     private var described: MailboxDescription?
     private var selected: SelectedMailbox?
     private var capabilities: Set<Capability> = []
@@ -50,6 +52,8 @@ public actor IMAPMailService: MailService {
         self.flagPolicy = flagPolicy
         self.timeZone = timeZone
         self.now = now
+        self.mailboxName = mailbox
+        self.reconnectPolicy = reconnectPolicy
         self.connection = MailboxConnection(
             configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailbox),
             policy: reconnectPolicy)
@@ -333,6 +337,12 @@ public actor IMAPMailService: MailService {
         }
         described = nil
         selected = nil
+        modificationSequences = [:]
+        // A later call opens the mailbox again on a new connection.
+        connection = MailboxConnection(
+            configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
+            policy: reconnectPolicy)
+        others = OtherMailboxes(configuration: configuration, credentials: credentials)
     }
 
     private func broadcast(_ event: MailServiceEvent) {
@@ -358,8 +368,11 @@ public actor IMAPMailService: MailService {
             switch event {
             case .messageCount: return
             case .arrived(let uids):
-                guard let summaries = try? await connection.summaries(uids) else {
-                    broadcast(.reloadNeeded(reason: "new mail arrived but could not be fetched"))
+                let summaries: [MessageSummary]
+                do {
+                    summaries = try await connection.summaries(uids)
+                } catch {
+                    broadcast(.reloadNeeded(reason: "new mail arrived but could not be fetched (\(error.message))"))
                     return
                 }
                 let emails = summaries.map {
@@ -406,13 +419,16 @@ public actor IMAPMailService: MailService {
                 broadcast(.flagsChanged(id(uid, fresh), flags.filter { $0 != .recent }))
             }
             // Mail that arrived while the connection was away.
-            if let before = previous?.uidNext, let after = report.mailbox.uidNext, after > before,
-                let summaries = try? await connection.summaries(SequenceSet(before...(after - 1)))
-            {
-                let emails = summaries.map {
-                    Self.email($0, mailbox: fresh.name, uidValidity: fresh.uidValidity, fresh.pinFlag)
+            if let before = previous?.uidNext, let after = report.mailbox.uidNext, after > before {
+                do {
+                    let summaries = try await connection.summaries(SequenceSet(before...(after - 1)))
+                    let emails = summaries.map {
+                        Self.email($0, mailbox: fresh.name, uidValidity: fresh.uidValidity, fresh.pinFlag)
+                    }
+                    if !emails.isEmpty { broadcast(.arrived(emails.sorted { $0.uid > $1.uid })) }
+                } catch {
+                    broadcast(.reloadNeeded(reason: "mail arrived while the connection was away (\(error.message))"))
                 }
-                if !emails.isEmpty { broadcast(.arrived(emails.sorted { $0.uid > $1.uid })) }
             }
         case .failed(let error):
             broadcast(.failed(MailServiceError(error)))

@@ -31,6 +31,9 @@ import Testing
         #expect(last.emails.map(\.uid) == Array((1...20).reversed()))
         #expect(!last.hasMore)
         await service.close()
+        // Closed is not dead: the next call opens the mailbox again on a new connection.
+        #expect(try await service.list(pageSize: 1).emails.map(\.uid) == [120])
+        await service.close()
     }
 
     @Test(arguments: Profile.allCases) func searchCostsTwoCommandsAndReportsTheTotal(profile: Profile) async throws {
