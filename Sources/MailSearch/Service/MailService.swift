@@ -42,6 +42,19 @@ public protocol MailService: AnyObject, Sendable {
     func close() async
 }
 
+extension MailService {
+    /// How many messages a page holds unless the caller says otherwise.
+    public static var defaultPageSize: Int { 50 }
+
+    /// The first page of the mailbox, newest first, ``defaultPageSize`` messages.
+    public func list() async throws(MailServiceError) -> EmailPage { try await list(pageSize: Self.defaultPageSize) }
+
+    /// The first page of the messages matching `query`, ``defaultPageSize`` messages.
+    public func search(_ query: Query) async throws(MailServiceError) -> EmailPage {
+        try await search(query, pageSize: Self.defaultPageSize)
+    }
+}
+
 /// The open mailbox: its name, identity and the flag that pins in it.
 public struct MailboxDescription: Hashable, Sendable {
     /// The mailbox's name.
@@ -115,6 +128,9 @@ public struct EmailPage: Hashable, Sendable {
         let next = offset + pageSize
         return next < list.ids.count ? next : nil
     }
+
+    /// The page as a mail list shows it: pinned messages first, then the rest, each newest first.
+    public var pinnedFirst: [Email] { emails.filter(\.isPinned) + emails.filter { !$0.isPinned } }
 
     /// Whether more pages follow this one, given the page size it was asked with.
     public var hasMore: Bool { offset + max(emails.count, 1) < list.ids.count }

@@ -19,6 +19,10 @@ import Testing
         #expect(second.hasMore)
         let last = try await service.page(of: first.list, offset: 8, pageSize: 4)
         #expect(last.emails.count == 2 && !last.hasMore)
+        let whole = try await service.list()
+        #expect(whole.emails.count == 10)
+        #expect(whole.pinnedFirst.map(\.subject).prefix(2) == ["Potions homework", "Tea on Friday?"])
+        #expect(whole.pinnedFirst.dropFirst(2).allSatisfy { !$0.isPinned })
     }
 
     @Test(arguments: [
