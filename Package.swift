@@ -34,8 +34,13 @@ let package = Package(
             dependencies: ["IMAPCore", "MailMIME", "Transport"],
             swiftSettings: strictSettings
         ),
-        .target(name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME"], swiftSettings: strictSettings),
-        .target(name: "MailSearchCLI", dependencies: ["IMAPCore", "MailMIME"], swiftSettings: strictSettings),
+        .target(
+            name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME"], swiftSettings: strictSettings),
+        .target(
+            name: "MailSearchCLI",
+            dependencies: ["MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "MockIMAPServer"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "mailsearch",
             dependencies: ["MailSearchCLI", "MailSearch", "IMAPCore", "MailMIME"],
@@ -75,12 +80,17 @@ let package = Package(
         ),
         .testTarget(
             name: "MailSearchTests",
-            dependencies: ["MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "MockIMAPServer", "TestSupport", "Transport"],
+            dependencies: [
+                "MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "MockIMAPServer", "TestSupport", "Transport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MailSearchCLITests",
-            dependencies: ["MailSearchCLI", "IMAPCore"],
+            dependencies: [
+                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "MockIMAPServer",
+                "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
     ],

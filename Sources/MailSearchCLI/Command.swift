@@ -16,7 +16,7 @@
 ///     }
 /// }
 /// ```
-public protocol ParsableCommand {
+public protocol ParsableCommand: Sendable {
     /// The command's name, help texts and the options and arguments it accepts.
     static var configuration: CommandConfiguration { get }
 
@@ -32,6 +32,21 @@ public protocol ParsableCommand {
 
 extension ParsableCommand {
     public func validate() throws(UsageError) {}
+}
+
+/// A command whose work is asynchronous (it talks to a server). The tool awaits its
+/// `run(context:)` on the cooperative pool; it must not block there (blocking work goes through
+/// `BlockingWork.run`).
+public protocol AsyncParsableCommand: ParsableCommand {
+    /// Does the work. Throwing ends the tool with the failure's message and exit code.
+    func run(context: CommandContext) async throws(CommandFailure)
+}
+
+extension AsyncParsableCommand {
+    /// Never called: the tool awaits the asynchronous `run(context:)`.
+    public func run(context: CommandContext) throws(CommandFailure) {
+        throw CommandFailure("\(Self.configuration.name) can only run asynchronously")
+    }
 }
 
 extension ParsedArguments {
@@ -82,30 +97,34 @@ public struct CommandConfiguration: Hashable, Sendable {
     }
 }
 
-/// The environment a command runs in: where its output goes and where standard input comes from.
-/// The real tool uses the process's descriptors; tests capture the output in memory.
-public struct CommandContext {
+/// The environment a command runs in: where its output goes, where standard input comes from,
+/// and the environment variables. The real tool
+/// uses the process's descriptors and environment; tests capture the output in memory.
+public struct CommandContext: Sendable {
     public var standardOutput: any OutputSink
     public var standardError: any OutputSink
     public var standardInput: any ByteReader
     /// The tool's name as the user typed it, for messages (`mailsearch`).
     public var toolName: String
+    /// The environment variables (`NO_COLOR`, `MAILSEARCH_PASSWORD`, `XDG_STATE_HOME`, ...).
+    public var environment: [String: String]
 
     public init(
         standardOutput: any OutputSink, standardError: any OutputSink, standardInput: any ByteReader,
-        toolName: String = "mailsearch"
+        toolName: String = "mailsearch", environment: [String: String] = [:]
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.standardInput = standardInput
         self.toolName = toolName
+        self.environment = environment
     }
 
-    /// The process's standard output, error and input.
+    /// The process's standard output, error and input, and its environment.
     public static func standard() -> CommandContext {
         CommandContext(
             standardOutput: FileOutput.standardOutput(), standardError: FileOutput.standardError(),
-            standardInput: FileReader.standardInput())
+            standardInput: FileReader.standardInput(), environment: ProcessEnvironment.current())
     }
 }
 

@@ -22,13 +22,29 @@ public struct CommandRegistry {
     public private(set) var commands: [any ParsableCommand.Type] = []
     /// The groups that have an abstract.
     public private(set) var groups: [Group] = []
+    /// Options accepted before any command (`mailsearch --demo search ...`): the account options.
+    public var globalOptions: [OptionDefinition] = []
 
     /// An empty registry.
     public init() {}
 
-    /// The commands that work today: `debug parse`.
+    /// Every command of specs/cli.md, in the order the help lists them, with the account
+    /// options accepted before any command.
     public static func standard() -> CommandRegistry {
         var registry = CommandRegistry()
+        registry.globalOptions = AccountOptions.definitions
+        registry.register(SearchCommand.self)
+        registry.register(ListCommand.self)
+        registry.register(ShowCommand.self)
+        registry.register(ReadCommand.self)
+        registry.register(UnreadCommand.self)
+        registry.register(PinCommand.self)
+        registry.register(UnpinCommand.self)
+        registry.register(HistoryCommand.self)
+        registry.register(SuggestCommand.self)
+        registry.register(ExplainCommand.self)
+        registry.register(WatchCommand.self)
+        registry.register(MailboxesCommand.self)
         registry.register(group: Group(name: "debug", abstract: "Tools for looking at IMAP traffic without a server."))
         registry.register(DebugParseCommand.self)
         return registry

@@ -14,12 +14,18 @@ struct HelpFormatter {
             return (label, configuration.abstract)
         }
         rows.append(("help [<command>]", HelpCommand.configuration.abstract))
-        return render([
+        var sections = [
             "OVERVIEW: \(abstract)",
-            "USAGE: \(toolName) <command> [<options>]",
+            "USAGE: \(toolName) [<account options>] <command> [<options>]",
             "COMMANDS:\n" + table(rows) + "\n\n  See \"\(toolName) help <command>\" for the help of one command.",
-            "OPTIONS:\n" + table([(Self.helpOption.helpLabel, Self.helpOption.help)]),
-        ])
+        ]
+        if !registry.globalOptions.isEmpty {
+            sections.append(
+                "ACCOUNT OPTIONS (before the command, or after it):\n"
+                    + table(registry.globalOptions.map { ($0.helpLabel, $0.help) }))
+        }
+        sections.append("OPTIONS:\n" + table([(Self.helpOption.helpLabel, Self.helpOption.help)]))
+        return render(sections)
     }
 
     /// The help of a group: its subcommands.

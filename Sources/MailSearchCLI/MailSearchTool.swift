@@ -26,35 +26,58 @@ public struct MailSearchTool {
     }
 
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
-    public func main(arguments: [String], context: CommandContext) -> ExitCode {
+    ///
+    /// Commands that only compute (`explain`, `debug parse`) run on a thread of their own, so a
+    /// read of standard input never blocks the cooperative pool; commands that talk to a server
+    /// are awaited.
+    public func main(arguments: [String], context: CommandContext) async -> ExitCode {
+        let prepared: Prepared
         do {
-            return try dispatch(arguments, context: context)
+            prepared = try prepare(arguments, context: context)
         } catch {
             context.standardError.write("error: \(error.message); \(error.hint ?? "run \"\(name) help\" for usage")\n")
             return .usageError
         }
+        switch prepared {
+        case .done(let status):
+            return status
+        case .run(let instance):
+            do {
+                if let command = instance as? any AsyncParsableCommand {
+                    try await command.run(context: context)
+                } else {
+                    try await BlockingWork.run { () throws(CommandFailure) in try instance.run(context: context) }
+                }
+                return .success
+            } catch {
+                context.standardError.write("error: \(Self.oneLine(error.message))\n")
+                return error.exitCode
+            }
+        }
+    }
+
+    /// `message` with its line breaks turned into spaces: every error is one line.
+    static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
     }
 
     private var formatter: HelpFormatter { HelpFormatter(toolName: name) }
 
-    private func dispatch(_ arguments: [String], context: CommandContext) throws(UsageError) -> ExitCode {
-        // Options before the command: only the help exists so far; account options go here.
-        let leadingOptions = arguments.prefix { $0.hasPrefix("-") && $0 != "-" }
-        for word in leadingOptions {
-            if word == "-h" || word == "--help" {
-                context.standardOutput.write(formatter.toolHelp(abstract: abstract, registry: registry))
-                return .success
-            }
-            let suggestion = nearestCandidate(to: String(word.drop { $0 == "-" }), in: ["help"])
-            throw UsageError(
-                "unknown option \"\(word)\"",
-                hint: suggestion.map { "did you mean \"--\($0)\"?" } ?? "run \"\(name) help\" for usage")
-        }
-        let words = Array(arguments.dropFirst(leadingOptions.count))
+    /// What the command line asks for: help already printed (or a group's usage error), or a
+    /// command ready to run.
+    private enum Prepared {
+        case done(ExitCode)
+        case run(any ParsableCommand)
+    }
+
+    private func prepare(_ arguments: [String], context: CommandContext) throws(UsageError) -> Prepared {
+        let (leading, consumed) = try leadingOptions(arguments, context: context)
+        guard let leading else { return .done(.success) }
+        let words = Array(arguments.dropFirst(consumed))
         guard let first = words.first else {
             throw UsageError("no command given", hint: "run \"\(name) help\" for the list of commands")
         }
-        if first == "help" { return try help(Array(words.dropFirst()), context: context) }
+        if first == "help" { return .done(try help(Array(words.dropFirst()), context: context)) }
 
         switch try registry.resolve(words, toolName: name) {
         case nil:
@@ -63,7 +86,7 @@ public struct MailSearchTool {
             let rest = words.dropFirst(wordCount)
             if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
                 context.standardOutput.write(formatter.groupHelp(path, registry: registry))
-                return .success
+                return .done(.success)
             }
             let group = path.joined(separator: " ")
             let choices = registry.children(of: path).map(\.word).joined(separator: ", ")
@@ -71,36 +94,78 @@ public struct MailSearchTool {
                 "\"\(name) \(group)\" needs a subcommand (\(choices))",
                 hint: "run \"\(name) help \(group)\" for what each does")
         case .command(let command, let wordCount):
-            return try run(command, Array(words.dropFirst(wordCount)), context: context)
+            return try prepare(command, Array(words.dropFirst(wordCount)), leading: leading, context: context)
         }
     }
 
-    private func run(
-        _ command: any ParsableCommand.Type, _ words: [String], context: CommandContext
-    ) throws(UsageError) -> ExitCode {
+    /// The account options before the command (`--demo`, `--host H`), and how many words they
+    /// took; nil options when `--help` was among them (the tool's help is printed).
+    private func leadingOptions(
+        _ arguments: [String], context: CommandContext
+    ) throws(UsageError) -> (ParsedArguments?, Int) {
+        var parsed = ParsedArguments()
+        var position = 0
+        while position < arguments.count {
+            let word = arguments[position]
+            guard word.hasPrefix("-"), word != "-", word != "--" else { break }
+            position += 1
+            if word == "-h" || word == "--help" {
+                context.standardOutput.write(formatter.toolHelp(abstract: abstract, registry: registry))
+                return (nil, position)
+            }
+            let body = word.hasPrefix("--") ? word.dropFirst(2) : word.dropFirst()
+            let optionName = String(body.prefix { $0 != "=" })
+            let inlineValue = body.count > optionName.count ? String(body.dropFirst(optionName.count + 1)) : nil
+            guard word.hasPrefix("--"), let definition = registry.globalOptions.first(where: { $0.name == optionName })
+            else {
+                let suggestion = nearestCandidate(to: optionName, in: registry.globalOptions.map(\.name) + ["help"])
+                throw UsageError(
+                    "unknown option \"\(word)\"",
+                    hint: suggestion.map { "did you mean \"--\($0)\"?" } ?? "run \"\(name) help\" for usage")
+            }
+            switch definition.kind {
+            case .flag:
+                if inlineValue != nil { throw UsageError("\(definition.synopsis) takes no value (in \"\(word)\")") }
+                parsed.flagCounts[definition.name, default: 0] += 1
+            case .value:
+                if let inlineValue {
+                    parsed.optionValues[definition.name, default: []].append(inlineValue)
+                } else if position < arguments.count, !arguments[position].hasPrefix("-") || arguments[position] == "-"
+                {
+                    parsed.optionValues[definition.name, default: []].append(arguments[position])
+                    position += 1
+                } else {
+                    throw UsageError("missing value for \(definition.synopsis)")
+                }
+            }
+        }
+        return (parsed, position)
+    }
+
+    private func prepare(
+        _ command: any ParsableCommand.Type, _ words: [String], leading: ParsedArguments, context: CommandContext
+    ) throws(UsageError) -> Prepared {
         let configuration = command.configuration
         let commandName = "\(name) \(configuration.name)"
-        let instance: any ParsableCommand
         do {
             let outcome = try ArgumentParser.parse(
                 words, options: configuration.options, arguments: configuration.arguments, commandName: commandName)
-            guard case .parsed(let parsed) = outcome else {
+            guard case .parsed(var parsed) = outcome else {
                 context.standardOutput.write(formatter.commandHelp(configuration))
-                return .success
+                return .done(.success)
             }
-            instance = try command.init(parsing: parsed)
+            // Options before the command come first, so the same option after it wins.
+            for (option, values) in leading.optionValues {
+                parsed.optionValues[option] = values + (parsed.optionValues[option] ?? [])
+            }
+            for (flag, count) in leading.flagCounts { parsed.flagCounts[flag, default: 0] += count }
+            let instance = try command.init(parsing: parsed)
             try instance.validate()
+            return .run(instance)
         } catch {
             throw UsageError(
                 error.message,
                 hint: error.hint ?? "usage: \(name) \(configuration.usageLine) (\"\(commandName) --help\" explains)")
-        }
-        do {
-            try instance.run(context: context)
-            return .success
-        } catch {
-            context.standardError.write("error: \(error.message)\n")
-            return error.exitCode
         }
     }
 

@@ -6,5 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-let status = MailSearchTool.standard().main(arguments: Array(CommandLine.arguments.dropFirst()), context: .standard())
+// A reader that goes away (`mailsearch list | head`) must not kill the process mid-write; the
+// write fails and the tool ends normally.
+signal(SIGPIPE, SIG_IGN)
+let status = await MailSearchTool.standard().main(
+    arguments: Array(CommandLine.arguments.dropFirst()), context: .standard())
 exit(status.rawValue)

@@ -33,6 +33,10 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
     public var message: String
     /// The query error, for `.query`.
     public var queryError: QueryError?
+    /// The IMAP failure underneath, when there was one: its code tells an unreachable server or
+    /// a failed TLS handshake (`.connection` with a connect-time transport code, `.tls`) from a
+    /// connection that broke mid-command.
+    public var underlying: IMAPError?
 
     /// An error.
     public init(_ code: Code, _ message: String, queryError: QueryError? = nil) {
@@ -58,6 +62,7 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         default: code = .server
         }
         self.init(code, error.message)
+        underlying = error
     }
 
     /// The same as `message`.

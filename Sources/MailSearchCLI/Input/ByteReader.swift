@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,7 +7,7 @@ import Darwin
 #endif
 
 /// A source of bytes read in chunks: a file, standard input, or memory in tests.
-public protocol ByteReader: AnyObject {
+public protocol ByteReader: AnyObject, Sendable {
     /// Reads up to `maximumCount` bytes into the front of `buffer` (which it may grow) and returns
     /// how many it read; 0 means the end of the input.
     func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int
@@ -56,7 +58,7 @@ private func readBytes(_ descriptor: Int32, _ start: UnsafeMutableRawPointer?, _
 public final class MemoryReader: ByteReader {
     private let bytes: [UInt8]
     private let chunkSize: Int
-    private var position = 0
+    private let position = Mutex(0)
 
     public init(_ bytes: [UInt8], chunkSize: Int = .max) {
         self.bytes = bytes
@@ -64,10 +66,13 @@ public final class MemoryReader: ByteReader {
     }
 
     public func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int {
-        let count = min(maximumCount, chunkSize, bytes.count - position)
+        let (start, count) = position.withLock { position -> (Int, Int) in
+            let count = min(maximumCount, chunkSize, bytes.count - position)
+            defer { position += count }
+            return (position, count)
+        }
         if buffer.count < count { buffer.append(contentsOf: repeatElement(0, count: count - buffer.count)) }
-        buffer.replaceSubrange(0..<count, with: bytes[position..<(position + count)])
-        position += count
+        buffer.replaceSubrange(0..<count, with: bytes[start..<(start + count)])
         return count
     }
 }

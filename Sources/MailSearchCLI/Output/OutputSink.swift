@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,14 +7,21 @@ import Darwin
 #endif
 
 /// Where a command writes its output: standard output and standard error, or memory in tests.
-public protocol OutputSink: AnyObject {
+public protocol OutputSink: AnyObject, Sendable {
     /// Writes `bytes` completely.
     func write(_ bytes: [UInt8])
+    /// Whether a person reads it on a terminal (rows get colours, progress is shown).
+    var isTerminal: Bool { get }
+    /// The terminal's width in columns, when it is one and says.
+    var terminalWidth: Int? { get }
 }
 
 extension OutputSink {
     /// Writes the UTF-8 of `text`.
     public func write(_ text: String) { write(Array(text.utf8)) }
+
+    public var isTerminal: Bool { false }
+    public var terminalWidth: Int? { nil }
 }
 
 /// Writes to a file descriptor with write(2), unbuffered: callers write in large pieces.
@@ -27,6 +36,13 @@ public final class FileOutput: OutputSink {
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    /// The terminal's width (TIOCGWINSZ), when it is one.
+    public var terminalWidth: Int? {
+        var size = winsize()
+        guard isTerminal, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 
     public func write(_ bytes: [UInt8]) {
         var written = 0
@@ -48,12 +64,14 @@ private func writeBytes(_ descriptor: Int32, _ start: UnsafeRawPointer, _ count:
 
 /// Collects output in memory (for tests and for callers that post-process it).
 public final class BufferOutput: OutputSink {
+    private let storage = Mutex<[UInt8]>([])
+
     /// Everything written so far.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { storage.withLock { $0 } }
 
     public init() {}
 
-    public func write(_ bytes: [UInt8]) { self.bytes.append(contentsOf: bytes) }
+    public func write(_ bytes: [UInt8]) { storage.withLock { $0.append(contentsOf: bytes) } }
 
     /// The output decoded as UTF-8.
     public var text: String { String(decoding: bytes, as: UTF8.self) }

@@ -4,13 +4,13 @@ import Testing
 
 @Suite struct DebugParseCommandTests {
     /// `debug parse -` of the session fixture, fed through standard input.
-    static func session(chunkSize: Int = .max) throws -> ToolRun {
-        runTool(
+    static func session(chunkSize: Int = .max) async throws -> ToolRun {
+        await runTool(
             ["debug", "parse", "-"], standardInput: try Fixtures.dovecot("session.server.txt"), chunkSize: chunkSize)
     }
 
-    @Test func sessionParsesToOneValidJSONLinePerResponse() throws {
-        let run = try Self.session()
+    @Test func sessionParsesToOneValidJSONLinePerResponse() async throws {
+        let run = try await Self.session()
         #expect(run.status == .success)
         #expect(run.standardError.isEmpty)
         #expect(run.lines.count == 132)
@@ -21,8 +21,8 @@ import Testing
         }
     }
 
-    @Test func sessionValues() throws {
-        let lines = try Self.session().lines
+    @Test func sessionValues() async throws {
+        let lines = try await Self.session().lines
         #expect(
             lines[0]
                 == #"{"kind":"condition","status":"OK","code":{"name":"CAPABILITY","value":["IMAP4rev1","SASL-IR","LOGIN-REFERRALS","ID","ENABLE","IDLE","LITERAL+","AUTH=PLAIN","AUTH=LOGIN"]},"text":"Dovecot (Debian) ready."}"#
@@ -62,8 +62,8 @@ import Testing
         )
     }
 
-    @Test func extendedSearchOfB1() throws {
-        let line = try #require(try Self.session().lines.first { $0.contains(#""kind":"esearch","tag":"b1""#) })
+    @Test func extendedSearchOfB1() async throws {
+        let line = try #require(try await Self.session().lines.first { $0.contains(#""kind":"esearch","tag":"b1""#) })
         let object = try jsonObject(line)
         #expect(object["uid"] as? Bool == true)
         #expect(object["min"] as? Int == 45)
@@ -72,8 +72,8 @@ import Testing
         #expect((object["all"] as? String)?.hasPrefix("45:46,53,62,") == true)
     }
 
-    @Test func fetchWithEnvelopeStructureAndPreview() throws {
-        let lines = try Self.session().lines
+    @Test func fetchWithEnvelopeStructureAndPreview() async throws {
+        let lines = try await Self.session().lines
         let line = try #require(lines.first { $0.hasPrefix(#"{"kind":"fetch","seq":2,"uid":2,"flags""#) })
         #expect(
             line.hasPrefix(
@@ -93,8 +93,8 @@ import Testing
         #expect(positions == positions.sorted())
     }
 
-    @Test func encodedWordsInTheSessionAreDecoded() throws {
-        let lines = try Self.session().lines
+    @Test func encodedWordsInTheSessionAreDecoded() async throws {
+        let lines = try await Self.session().lines
         let uid3 = try jsonObject(
             try #require(lines.first { $0.hasPrefix(#"{"kind":"fetch","seq":3,"uid":3,"flags""#) }))
         let envelope = try #require(uid3["envelope"] as? [String: Any])
@@ -103,8 +103,8 @@ import Testing
         #expect(from.first?["address"] as? String == "sren.tanaka@example.com")
     }
 
-    @Test func attachmentsAreReported() throws {
-        let fetches = try Self.session().lines.filter {
+    @Test func attachmentsAreReported() async throws {
+        let fetches = try await Self.session().lines.filter {
             $0.hasPrefix(#"{"kind":"fetch""#) && $0.contains("\"structure\"")
         }
         #expect(fetches.count == 40)
@@ -112,15 +112,15 @@ import Testing
     }
 
     @Test(arguments: [1, 2, 7, 100, 4096])
-    func outputDoesNotDependOnChunking(chunkSize: Int) throws {
-        let whole = try Self.session()
-        let chunked = try Self.session(chunkSize: chunkSize)
+    func outputDoesNotDependOnChunking(chunkSize: Int) async throws {
+        let whole = try await Self.session()
+        let chunked = try await Self.session(chunkSize: chunkSize)
         #expect(chunked.status == .success)
         #expect(chunked.standardOutput == whole.standardOutput)
     }
 
-    @Test func fetchEnvelope20kUID3() throws {
-        let run = runTool(["debug", "parse", Fixtures.path("fetch-envelope-20k.server.txt")])
+    @Test func fetchEnvelope20kUID3() async throws {
+        let run = await runTool(["debug", "parse", Fixtures.path("fetch-envelope-20k.server.txt")])
         #expect(run.status == .success)
         #expect(run.standardError.isEmpty)
         let lines = run.lines
@@ -133,9 +133,9 @@ import Testing
         #expect(lines.last?.hasPrefix(#"{"kind":"tagged","tag":"c","status":"OK","#) == true)
     }
 
-    @Test func protocolErrorStopsWithTheOffset() {
+    @Test func protocolErrorStopsWithTheOffset() async {
         let input = Array("* 3 EXISTS\r\n* 4 FETCH (UID x)\r\n* 5 EXISTS\r\n".utf8)
-        let run = runTool(["debug", "parse", "-"], standardInput: input)
+        let run = await runTool(["debug", "parse", "-"], standardInput: input)
         #expect(run.status == .failure)
         #expect(run.lines == [#"{"kind":"exists","count":3}"#])
         #expect(run.standardError.hasPrefix("error: <stdin>: IMAP protocol error at byte 27: "))
@@ -144,20 +144,20 @@ import Testing
         #expect(run.standardError.filter { $0 == "\n" }.count == 1)
     }
 
-    @Test func protocolErrorInAFileNamesTheFile() throws {
+    @Test func protocolErrorInAFileNamesTheFile() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("debug-parse-\(UUID()).txt").path
         try Data("a1 OK done\r\na2 MAYBE\r\n".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = runTool(["debug", "parse", path])
+        let run = await runTool(["debug", "parse", path])
         #expect(run.status == .failure)
         #expect(run.lines == [#"{"kind":"tagged","tag":"a1","status":"OK","code":null,"text":"done"}"#])
         #expect(run.standardError.hasPrefix("error: \(path): IMAP protocol error at byte 15: "))
     }
 
     @Test(arguments: [1, 1000])
-    func inputEndingInsideAResponse(chunkSize: Int) {
+    func inputEndingInsideAResponse(chunkSize: Int) async {
         let input = Array("* 3 EXISTS\r\n* 1 FETCH (BODY[] {10}\r\nabc".utf8)
-        let run = runTool(["debug", "parse", "-"], standardInput: input, chunkSize: chunkSize)
+        let run = await runTool(["debug", "parse", "-"], standardInput: input, chunkSize: chunkSize)
         #expect(run.status == .failure)
         #expect(run.lines == [#"{"kind":"exists","count":3}"#])
         #expect(
@@ -166,15 +166,15 @@ import Testing
                 + "(only 27 bytes of it arrived; was the capture cut short?)\n")
     }
 
-    @Test func emptyInputIsNoResponses() {
-        let run = runTool(["debug", "parse", "-"], standardInput: [])
+    @Test func emptyInputIsNoResponses() async {
+        let run = await runTool(["debug", "parse", "-"], standardInput: [])
         #expect(run.status == .success)
         #expect(run.standardOutput.isEmpty)
         #expect(run.standardError.isEmpty)
     }
 
-    @Test func missingFile() {
-        let run = runTool(["debug", "parse", "/nonexistent/capture.txt"])
+    @Test func missingFile() async {
+        let run = await runTool(["debug", "parse", "/nonexistent/capture.txt"])
         #expect(run.status == .failure)
         #expect(run.status.rawValue == 1)
         #expect(run.standardOutput.isEmpty)
@@ -184,8 +184,8 @@ import Testing
                 + "check the path, or pass - to read standard input\n")
     }
 
-    @Test func directoryIsNotReadable() {
-        let run = runTool(["debug", "parse", FileManager.default.temporaryDirectory.path])
+    @Test func directoryIsNotReadable() async {
+        let run = await runTool(["debug", "parse", FileManager.default.temporaryDirectory.path])
         #expect(run.status == .failure)
         #expect(run.standardError.hasSuffix(": Is a directory\n"))
     }
@@ -200,14 +200,14 @@ import Testing
             "multipart/mixed(text/plain,application/pdf)"
         ),
     ])
-    func structureSummary(line: String, expected: String) throws {
-        let run = runTool(["debug", "parse", "-"], standardInput: Array(line.utf8))
+    func structureSummary(line: String, expected: String) async throws {
+        let run = await runTool(["debug", "parse", "-"], standardInput: Array(line.utf8))
         #expect(run.status == .success)
         let object = try jsonObject(try #require(run.lines.first))
         #expect(object["structure"] as? String == expected)
     }
 
-    @Test func otherShapes() {
+    @Test func otherShapes() async {
         let input = """
             + Ready for literal\r
             * 5 EXPUNGE\r
@@ -221,7 +221,7 @@ import Testing
             a1 OK [APPENDUID 38505 3955] done\r
 
             """
-        let run = runTool(["debug", "parse", "-"], standardInput: Array(input.utf8))
+        let run = await runTool(["debug", "parse", "-"], standardInput: Array(input.utf8))
         #expect(run.status == .success)
         #expect(
             run.lines == [

@@ -13,6 +13,7 @@ enum Fixtures {
 
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The path of `name` under `dovecot-2.3/`.
     static func path(_ name: String) -> String {
@@ -40,14 +41,14 @@ struct ToolRun {
 /// `standardInput` as the bytes of standard input.
 func runTool(
     _ arguments: [String], standardInput: [UInt8] = [], chunkSize: Int = .max,
-    tool: MailSearchTool = .standard()
-) -> ToolRun {
+    tool: MailSearchTool = .standard(), environment: [String: String] = [:]
+) async -> ToolRun {
     let output = BufferOutput()
     let errorOutput = BufferOutput()
     let context = CommandContext(
         standardOutput: output, standardError: errorOutput,
-        standardInput: MemoryReader(standardInput, chunkSize: chunkSize))
-    let status = tool.main(arguments: arguments, context: context)
+        standardInput: MemoryReader(standardInput, chunkSize: chunkSize), environment: environment)
+    let status = await tool.main(arguments: arguments, context: context)
     return ToolRun(status: status, output: output, errorOutput: errorOutput)
 }
 

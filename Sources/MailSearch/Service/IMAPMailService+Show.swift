@@ -1,0 +1,100 @@
+import IMAPClient
+import IMAPCore
+import MailMIME
+
+/// One message opened for reading (`mailsearch show`): its row, the header fields a reader
+/// wants, and the text of its body.
+public struct MessageContent: Hashable, Sendable {
+    /// One header field, decoded (RFC 2047) for a person.
+    public struct HeaderField: Hashable, Sendable {
+        /// The field's name as the message spells it (`From`).
+        public var name: String
+        /// The decoded value.
+        public var value: String
+
+        /// A field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The message as a list shows it (flags, sender, date...).
+    public var email: Email
+    /// From, To, Cc, Date and Subject, in that order, those the message has.
+    public var headers: [HeaderField]
+    /// The text of the first `text/plain` part that is not an attachment, else the text of the
+    /// first `text/html` part; "" when there is neither.
+    public var text: String
+    /// Whether the message was larger than what was fetched, so the text may be cut short.
+    public var isTruncated: Bool
+
+    /// A message's content.
+    public init(email: Email, headers: [HeaderField], text: String, isTruncated: Bool) {
+        self.email = email
+        self.headers = headers
+        self.text = text
+        self.isTruncated = isTruncated
+    }
+}
+
+extension IMAPMailService {
+    /// The most bytes of one message `message(uid:)` fetches (`BODY.PEEK[]<0.n>` beyond it).
+    public static let largestShownMessage = 4 << 20
+
+    /// The message with `uid` in the open mailbox: its row, headers and text; nil when there is
+    /// no such message. Fetched with `BODY.PEEK[]`, so reading it never marks it read.
+    ///
+    /// ```
+    /// C: A5 UID FETCH 42 (UID FLAGS ENVELOPE INTERNALDATE RFC822.SIZE BODYSTRUCTURE PREVIEW)
+    /// C: A6 UID FETCH 42 (UID BODY.PEEK[])
+    /// ```
+    public func message(uid: UInt32) async throws(MailServiceError) -> MessageContent? {
+        let description = try await open()
+        let id = Email.ID(mailbox: description.name, uidValidity: description.uidValidity, uid: uid)
+        let page = try await page(of: MessageList(ids: [id]), offset: 0, pageSize: 1)
+        guard let email = page.emails.first(where: { $0.uid == uid }) else { return nil }
+        let isTruncated = email.size > Self.largestShownMessage
+        let partial = isTruncated ? FetchAttribute.Partial(offset: 0, length: UInt64(Self.largestShownMessage)) : nil
+        let fetched: [FetchResponse]
+        do {
+            fetched = try await connection.fetch(
+                SequenceSet(numbers: [uid]),
+                items: [.uid, .bodySection(peek: true, section: .complete, partial: partial)])
+        } catch {
+            throw MailServiceError(error)
+        }
+        guard let response = fetched.first(where: { $0.uid == uid }) else { return nil }
+        let bytes = response.bodySection(.complete).map { Array($0.bytes) } ?? []
+        let parsed = MIMEMessage(bytes: bytes)
+        var headers: [MessageContent.HeaderField] = []
+        for name in ["From", "To", "Cc", "Date", "Subject"] {
+            guard let field = parsed.header.firstField(named: name) else { continue }
+            headers.append(
+                MessageContent.HeaderField(name: name, value: parsed.header.decodedValue(name) ?? field.value))
+        }
+        return MessageContent(
+            email: email, headers: headers, text: Self.readableText(of: parsed), isTruncated: isTruncated)
+    }
+
+    /// The text a reader sees: the first `text/plain` part that is not an attachment (outside
+    /// encapsulated messages), else the first such `text/html` part reduced to its text.
+    static func readableText(of message: MIMEMessage) -> String {
+        var plain: MIMEPart?
+        var html: MIMEPart?
+        func visit(_ part: MIMEPart) {
+            switch part.kind {
+            case .multipart: part.children.forEach(visit)
+            case .message: return
+            case .single:
+                guard part.contentType.isText, !AttachmentRule.isAttachment(part) else { return }
+                if part.contentType.subtype == "plain", plain == nil { plain = part }
+                if part.contentType.subtype == "html", html == nil { html = part }
+            }
+        }
+        visit(message.root)
+        if let plain, let text = plain.text(in: message) { return text }
+        if let html, let text = html.text(in: message) { return HTMLText.text(of: text) }
+        return ""
+    }
+}

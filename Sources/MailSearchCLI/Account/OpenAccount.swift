@@ -1,0 +1,124 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MailSearch
+import Transport
+
+/// A connected account: the service over the open mailbox, and what to close at the end (the
+/// demo server when there is one).
+struct OpenAccount: Sendable {
+    let settings: AccountSettings
+    let service: IMAPMailService
+    let mailbox: MailboxDescription
+    let demo: DemoServer?
+
+    /// How a one-shot command reconnects: once, quickly (a command that cannot finish says so
+    /// instead of retrying for a minute).
+    static let oneShotReconnects = MailboxConnection.ReconnectPolicy(
+        initialDelay: .milliseconds(100), maximumDelay: .seconds(1), maximumAttempts: 2)
+
+    /// Resolves `options`, gets the secret, connects, logs in and opens the mailbox.
+    ///
+    /// - Throws: the failure with the exit code of specs/cli.md: 64 for a missing account or
+    ///   secret, 69 unreachable or TLS, 77 login refused, 75 NO/BAD or a broken connection.
+    static func open(
+        _ options: AccountOptions, context: CommandContext,
+        reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects
+    ) async throws(CommandFailure) -> OpenAccount {
+        let environment = context.environment
+        var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
+            try AccountSettings.resolve(options, environment: environment)
+        }
+        let demo: DemoServer?
+        let credentials: Credentials
+        var trust: [UInt8]?
+        if settings.isDemo {
+            let server = try await DemoServer.start()
+            settings.port = server.port
+            credentials = .password(user: DemoServer.user, password: server.password)
+            trust = server.certificatePEM
+            demo = server
+        } else {
+            if let path = settings.caFile {
+                trust = try await BlockingWork.run { () throws(CommandFailure) -> [UInt8] in
+                    guard let bytes = FileManager.default.contents(atPath: path) else {
+                        throw CommandFailure("cannot read the CA file \(path); check the path and its permissions")
+                    }
+                    return [UInt8](bytes)
+                }
+            }
+            credentials = try await Secrets.credentials(for: settings, environment: environment)
+            demo = nil
+        }
+        let configuration = Self.configuration(settings, trust: trust, demo: demo != nil, log: context.standardError)
+        let service = IMAPMailService(
+            configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
+            flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy)
+        do {
+            let mailbox = try await service.open()
+            return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo)
+        } catch {
+            await service.close()
+            await demo?.stop()
+            throw Failures.connecting(error, settings: settings)
+        }
+    }
+
+    /// Runs `body` with the account open, and closes it (LOGOUT) however `body` ends.
+    static func with<Value: Sendable>(
+        _ options: AccountOptions, context: CommandContext,
+        reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects,
+        _ body: (OpenAccount) async throws(CommandFailure) -> Value
+    ) async throws(CommandFailure) -> Value {
+        let account = try await open(options, context: context, reconnectPolicy: reconnectPolicy)
+        do {
+            let value = try await body(account)
+            await account.close()
+            return value
+        } catch {
+            await account.close()
+            throw error
+        }
+    }
+
+    /// Logs out and stops the demo server.
+    func close() async {
+        await service.close()
+        await demo?.stop()
+    }
+
+    /// The session's configuration for `settings`: certificates always verified (the system store
+    /// plus `trust`), plain text only to loopback.
+    static func configuration(
+        _ settings: AccountSettings, trust: [UInt8]?, demo: Bool, log: any OutputSink
+    ) -> IMAPConfiguration {
+        let tls = ClientTLSConfiguration(additionalTrustPEM: trust, usesSystemTrustStore: !demo)
+        let security: IMAPConfiguration.Security
+        switch settings.tls {
+        case .implicit: security = .implicitTLS(tls)
+        case .starttls: security = .startTLS(tls)
+        case .none: security = .plainTextOnLoopback
+        }
+        let timeout = Duration.milliseconds(Int64(settings.timeout * 1000))
+        let timeouts = IMAPConfiguration.Timeouts(
+            connect: timeout, tlsHandshake: timeout, greeting: timeout, commandInactivity: timeout)
+        let logger =
+            settings.debug
+            ? Logger(label: "imap", level: .trace, handler: TraceToStandardError(output: log)) : Logger.disabled
+        return IMAPConfiguration(
+            host: settings.host, port: settings.port, security: security, timeouts: timeouts,
+            clientIdentity: [IDParameter(key: "name", value: "mailsearch")], logger: logger)
+    }
+}
+
+/// `--debug`: the session's redacted protocol trace and events, one `debug:` line each on
+/// standard error. (The session replaces LOGIN and AUTHENTICATE arguments with `***` before a
+/// message is built, so no secret reaches here.)
+struct TraceToStandardError: LogHandler {
+    let output: any OutputSink
+
+    func log(level: LogLevel, message: String, label: String) {
+        let line = message.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+        output.write("debug: \(line)\n")
+    }
+}

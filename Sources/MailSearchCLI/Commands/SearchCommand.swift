@@ -1,0 +1,90 @@
+import Foundation
+import MailSearch
+
+/// `mailsearch search <query>`: the search runs on the server (UID SORT or SEARCH), newest
+/// first; the query is parsed before connecting (a query that does not parse exits 65 and
+/// nothing is sent), and recorded in the history once it was sent.
+public struct SearchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        name: "search",
+        abstract: "Search the mailbox on the server, newest first.",
+        discussion: """
+            The query language of Gmail, with Apple Mail's meaning of a bare word (sender,
+            recipients, subject or body): from:alice is:unread, has:attachment after:2024-03-01,
+            "quarterly report" OR invoice, -is:read. Several arguments are joined with spaces;
+            put -- before a query that starts with -. "mailsearch explain <query>" shows the
+            IMAP command a query becomes.
+            """,
+        usage: "search [<options>] [--] <query> ...",
+        arguments: [
+            ArgumentDefinition(
+                name: "query", help: "The search, in the query language.", isOptional: true, isRepeating: true)
+        ],
+        options: [Listing.limitOption, Listing.jsonOption] + AccountOptions.definitions)
+
+    public var query: String
+    public var limit: Int
+    public var json: Bool
+    public var account: AccountOptions
+
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        query = arguments.arguments("query").joined(separator: " ")
+        limit = try arguments.integer("limit", in: 1...Listing.largestLimit) ?? 50
+        json = arguments.flag("json")
+        account = try AccountOptions(parsing: arguments)
+    }
+
+    public func validate() throws(UsageError) { try account.validate() }
+
+    public func run(context: CommandContext) async throws(CommandFailure) {
+        let parsed: ParsedQuery
+        do {
+            parsed = try QueryParser.parse(query)
+        } catch {
+            throw CommandFailure(error.message, exitCode: .queryError)
+        }
+        for hint in parsed.hints { context.standardError.write("note: \(hint.message)\n") }
+        let (limit, query, json) = (limit, query, json)
+        try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
+            let progress = ProgressBar(output: context.standardError, label: "messages")
+            let result: (emails: [Email], page: EmailPage)
+            do throws(CommandFailure) {
+                result = try await Listing.collect(limit: limit, service: open.service, progress: progress) {
+                    (size) throws(MailServiceError) in try await open.service.search(parsed.query, pageSize: size)
+                }
+            } catch {
+                if error.exitCode == .temporaryFailure { await Self.record(query, open.settings, context) }
+                throw error
+            }
+            await Self.record(query, open.settings, context)
+            for warning in result.page.warnings { context.standardError.write("warning: \(warning)\n") }
+            Listing.print(
+                result.emails, total: result.page.list.total, json: json,
+                empty: query.allSatisfy(\.isWhitespace)
+                    ? "No messages in \(open.mailbox.name)."
+                    : "No messages match \"\(SearchHistory.normalized(query))\".", context: context)
+            await Listing.rememberPeople(result.emails, settings: open.settings, context: context)
+        }
+    }
+
+    /// Records a search that parsed and was sent (never the empty query); a history that
+    /// cannot be saved is a warning.
+    static func record(_ query: String, _ settings: AccountSettings, _ context: CommandContext) async {
+        let directory = SearchHistory.defaultDirectory(environment: context.environment)
+        let key = settings.historyKey
+        do throws(CommandFailure) {
+            let warning = try await BlockingWork.run { () throws(CommandFailure) -> String? in
+                do throws(SearchHistoryError) {
+                    var history = try SearchHistory(account: key, directory: directory)
+                    try history.record(query)
+                    return history.warning?.message
+                } catch {
+                    throw CommandFailure(error.message)
+                }
+            }
+            if let warning { context.standardError.write("warning: \(warning)\n") }
+        } catch {
+            context.standardError.write("warning: \(error.message)\n")
+        }
+    }
+}

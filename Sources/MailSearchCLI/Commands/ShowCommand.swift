@@ -1,0 +1,63 @@
+import MailSearch
+
+/// `mailsearch show <uid>`: the headers and text body of one message, fetched with
+/// `BODY.PEEK[]`, so showing a message never marks it read.
+public struct ShowCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        name: "show",
+        abstract: "Headers and the text body of one message; never marks it read.",
+        arguments: [ArgumentDefinition(name: "uid", help: "The message's UID, as search and list show it.")],
+        options: [.flag("json", help: "Print the message as one JSON object, with its text.")]
+            + AccountOptions.definitions)
+
+    public var uid: UInt32
+    public var json: Bool
+    public var account: AccountOptions
+
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        let text = try arguments.required("uid")
+        guard let uid = UInt32(text), uid > 0 else {
+            throw UsageError("\"\(text)\" is not a UID", hint: "give the number search or list shows, like 42")
+        }
+        self.uid = uid
+        json = arguments.flag("json")
+        account = try AccountOptions(parsing: arguments)
+    }
+
+    public func validate() throws(UsageError) { try account.validate() }
+
+    public func run(context: CommandContext) async throws(CommandFailure) {
+        let (uid, json) = (uid, json)
+        try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
+            let content: MessageContent?
+            do throws(MailServiceError) {
+                content = try await open.service.message(uid: uid)
+            } catch {
+                throw Failures.working(error)
+            }
+            guard let content else {
+                throw CommandFailure(
+                    "there is no message with UID \(uid) in \(open.mailbox.name); \"mailsearch list\" shows the UIDs")
+            }
+            if json {
+                var object = EmailJSON.object(content.email)
+                object.append("text", .string(content.text))
+                var bytes: [UInt8] = []
+                JSONWriter.write(.object(object), into: &bytes)
+                context.standardOutput.write(bytes + [UInt8(ascii: "\n")])
+                return
+            }
+            var text = ""
+            for field in content.headers {
+                text += "\(field.name): \(TerminalText.sanitized(field.value))\n"
+            }
+            text += "\n" + TerminalText.sanitized(content.text, keepingLines: true)
+            if !text.hasSuffix("\n") { text += "\n" }
+            if content.isTruncated {
+                text +=
+                    "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"
+            }
+            context.standardOutput.write(text)
+        }
+    }
+}

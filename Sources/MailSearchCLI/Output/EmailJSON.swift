@@ -1,0 +1,60 @@
+import Foundation
+import MailSearch
+
+/// An email as one line of `--json` (specs/cli.md, "Output"): every key always present, in this
+/// order: uid, mailbox, from, to, subject, date, preview, read, pinned, flags, hasAttachment, size.
+///
+/// ```json
+/// {"uid":123,"mailbox":"INBOX","from":{"name":"Grace Jones","address":"grace.jones@apple.com"},
+///  "to":[{"name":"Alice Example","address":"alice@example.com"}],"subject":"Invoice #1364",
+///  "date":"2023-12-01T00:22:30Z","preview":"quarterly calendar ...","read":true,"pinned":false,
+///  "flags":["\\Seen"],"hasAttachment":false,"size":3761}
+/// ```
+enum EmailJSON {
+    /// The object for `email`.
+    static func object(_ email: Email) -> JSONObject {
+        var object = JSONObject()
+        object.append("uid", .number(email.uid))
+        object.append("mailbox", .string(email.mailbox))
+        object.append("from", person(email.from))
+        object.append("to", .array(email.to.map(person)))
+        object.append("subject", .string(email.subject))
+        object.append("date", .string(timestamp(email.date)))
+        object.append("preview", .string(email.preview))
+        object.append("read", .bool(email.isRead))
+        object.append("pinned", .bool(email.isPinned))
+        object.append("flags", .array(email.flags.map { .string($0.description) }))
+        object.append("hasAttachment", .bool(email.hasAttachment))
+        object.append("size", .integer(Int64(email.size)))
+        return object
+    }
+
+    /// `{"name":...,"address":...}`; the name is null when there is none.
+    static func person(_ person: Email.Person) -> JSONValue {
+        let name = person.name.flatMap { $0.isEmpty ? nil : $0 }
+        return .object(["name": .string(name), "address": .string(person.address)])
+    }
+
+    /// `2023-12-01T00:22:30Z`: the moment in UTC, to the second.
+    static func timestamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func pad(_ number: Int?, _ digits: Int) -> String {
+            let text = String(number ?? 0)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T"
+            + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))Z"
+    }
+
+    /// Every email as a line.
+    static func lines(_ emails: [Email]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for email in emails {
+            JSONWriter.write(.object(object(email)), into: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import MailSearch
+
+/// Messages as rows for a person (specs/cli.md, "Output"): a marker column (`●` unread, `📌`
+/// pinned), the UID, the date (today `14:05`, this year `Mar 5`, else `2023-03-05`), the sender,
+/// the subject and a dimmed preview. Colours only on a terminal, never with `NO_COLOR`; rows
+/// are cut to the terminal's width.
+struct MessageRows {
+    /// Whether to use colours (ANSI SGR).
+    var colors: Bool
+    /// The width to cut rows to; nil leaves them whole (not a terminal).
+    var width: Int?
+    /// The moment "today" and "this year" are judged from.
+    var now: Date
+    /// The time zone dates are shown in.
+    var timeZone: TimeZone
+
+    /// The sender column's width.
+    static let senderWidth = 22
+
+    /// The style for standard output of `context`.
+    static func forStandardOutput(_ context: CommandContext, now: Date = Date()) -> MessageRows {
+        let output = context.standardOutput
+        let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return MessageRows(
+            colors: output.isTerminal && !noColor, width: output.terminalWidth, now: now, timeZone: .current)
+    }
+
+    /// One line per email, each ending in a newline.
+    func render(_ emails: [Email]) -> String {
+        let uidWidth = emails.map { String($0.uid).count }.max() ?? 1
+        return emails.map { row($0, uidWidth: uidWidth) + "\n" }.joined()
+    }
+
+    /// One email's row, without the newline.
+    func row(_ email: Email, uidWidth: Int) -> String {
+        let marker = (email.isPinned ? "📌" : "  ") + (email.isRead ? " " : "●")
+        let uid = String(email.uid)
+        let uidColumn = String(repeating: " ", count: max(0, uidWidth - uid.count)) + uid
+        let date = TerminalText.padded(Self.formatDate(email.date, now: now, timeZone: timeZone), to: 10)
+        let senderText = TerminalText.sanitized(email.from.name.flatMap { $0.isEmpty ? nil : $0 } ?? email.from.address)
+        let sender = TerminalText.padded(senderText.isEmpty ? "(no sender)" : senderText, to: Self.senderWidth)
+        let subjectText = TerminalText.sanitized(email.subject)
+        let subject = subjectText.isEmpty ? "(no subject)" : subjectText
+        let preview = TerminalText.sanitized(email.preview)
+        var plain = "\(marker) \(uidColumn)  \(date)  \(sender)  \(subject)"
+        var previewShown = preview
+        if let width {
+            let used = TerminalText.width(of: plain)
+            if used >= width {
+                plain = TerminalText.truncated(plain, to: width)
+                previewShown = ""
+            } else {
+                previewShown = preview.isEmpty ? "" : TerminalText.truncated(preview, to: max(0, width - used - 2))
+            }
+        }
+        guard colors else { return previewShown.isEmpty ? plain : plain + "  " + previewShown }
+        // The same text with colours: a blue unread dot, a bold subject when unread, a dim preview.
+        var colored = plain
+        if !email.isRead, let dot = colored.range(of: "●") {
+            colored.replaceSubrange(dot, with: "\u{1B}[34m●\u{1B}[0m")
+        }
+        if !email.isRead, let range = colored.range(of: subject, options: .backwards) {
+            colored.replaceSubrange(range, with: "\u{1B}[1m\(subject)\u{1B}[0m")
+        }
+        if !previewShown.isEmpty { colored += "  \u{1B}[2m\(previewShown)\u{1B}[0m" }
+        return colored
+    }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `14:05` today, `Mar 5` this year, else `2023-03-05`, in `timeZone`.
+    static func formatDate(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let today = calendar.dateComponents([.year, .month, .day], from: now)
+        let (year, month, day) = (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+        if year == today.year && month == today.month && day == today.day {
+            return twoDigits(parts.hour ?? 0) + ":" + twoDigits(parts.minute ?? 0)
+        }
+        if year == today.year { return "\(months[month - 1]) \(day)" }
+        return "\(year)-\(twoDigits(month))-\(twoDigits(day))"
+    }
+
+    private static func twoDigits(_ number: Int) -> String { number < 10 ? "0\(number)" : String(number) }
+}

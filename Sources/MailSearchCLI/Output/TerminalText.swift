@@ -1,0 +1,63 @@
+/// Text for a terminal: control characters taken out (a subject must not be able to move the
+/// cursor or retitle the window), widths measured in columns, and long text cut with an ellipsis.
+enum TerminalText {
+    /// `text` with every control character (C0, DEL, C1) and bidirectional override replaced by a
+    /// space; with `keepingLines`, line breaks and tabs stay (for a message's body).
+    static func sanitized(_ text: String, keepingLines: Bool = false) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if keepingLines && (value == 0x0A || value == 0x09) {
+                result.append(scalar)
+            } else if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value)
+            {
+                if !(keepingLines && value == 0x0D) { result.append(" ") }
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// How many columns `character` takes: 2 for East Asian wide and emoji, 0 for a combining
+    /// mark alone, else 1.
+    static func width(of character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        let value = first.value
+        if first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .enclosingMark {
+            return 0
+        }
+        if first.properties.isEmojiPresentation { return 2 }
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+            0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(value) } ? 2 : 1
+    }
+
+    /// The columns `text` takes.
+    static func width(of text: String) -> Int { text.reduce(0) { $0 + width(of: $1) } }
+
+    /// `text` cut to at most `columns` columns, ending in `…` when it was cut.
+    static func truncated(_ text: String, to columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        guard width(of: text) > columns else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let next = width(of: character)
+            if used + next > columns - 1 { break }
+            result.append(character)
+            used += next
+        }
+        return result + "…"
+    }
+
+    /// `text` cut or padded with spaces to exactly `columns` columns.
+    static func padded(_ text: String, to columns: Int) -> String {
+        let cut = truncated(text, to: columns)
+        return cut + String(repeating: " ", count: max(0, columns - width(of: cut)))
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one run of the built `mailsearch` did, as a shell sees it.
+struct ToolResult: Sendable, CustomStringConvertible {
+    /// The exit code, or 128 + the signal that ended it.
+    var status: Int32
+    /// Whether it was killed because it outlived the test's bound (a hang).
+    var timedOut: Bool
+    var standardOutput: String
+    var standardError: String
+    /// The peak resident memory, in KiB (wait4's ru_maxrss).
+    var maximumResidentKiB: Int
+
+    var lines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var errorLines: [String] {
+        standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    var description: String {
+        "exit \(status)\(timedOut ? " (killed: timed out)" : "")\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)"
+    }
+}
+
+/// The built `mailsearch` as a child process: started with posix_spawn, its pipes read and its
+/// exit awaited on a thread of its own (never on the cooperative pool). Every run is bounded: a
+/// process that outlives `timeout` is killed and reported as timed out, so a hang fails a test
+/// instead of stopping the suite.
+final class ToolProcess: Sendable {
+    private struct State {
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+        var result: ToolResult?
+        var nextWaiter = 0
+        /// Counts every change (output, the end), so a waiter never misses one.
+        var generation = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    let pid: pid_t
+    private let state = Mutex(State())
+
+    /// The executable, built next to the test bundle.
+    static var executable: String {
+        get throws {
+            guard let url = ExecutableTests.executable else {
+                throw ExecutableTests.SetupError("mailsearch is not built next to the tests")
+            }
+            return url.path
+        }
+    }
+
+    /// Runs `arguments` to the end (or `timeout`) with `environment` only and standard input
+    /// from `input` (/dev/null when nil).
+    static func run(
+        _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
+        timeout: Duration = .seconds(90)
+    ) async throws -> ToolResult {
+        let process = try start(arguments, environment: environment, input: input, timeout: timeout)
+        return await process.finished()
+    }
+
+    /// Starts `arguments`; read its output as it comes with `waitForLine`.
+    static func start(
+        _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
+        timeout: Duration = .seconds(90)
+    ) throws -> ToolProcess {
+        let executable = try executable
+        var outputPipe: [Int32] = [0, 0]
+        var errorPipe: [Int32] = [0, 0]
+        var inputPipe: [Int32] = [0, 0]
+        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0, pipe(&inputPipe) == 0 else {
+            throw ExecutableTests.SetupError("pipe failed")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if input != nil {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        for descriptor in outputPipe + errorPipe + inputPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        close(inputPipe[0])
+        guard spawned == 0 else {
+            [outputPipe[0], errorPipe[0], inputPipe[1]].forEach { close($0) }
+            throw ExecutableTests.SetupError("cannot start mailsearch: \(String(cString: strerror(spawned)))")
+        }
+        let process = ToolProcess(pid: pid)
+        let (readOutput, readErrors, writeInput) = (outputPipe[0], errorPipe[0], inputPipe[1])
+        let thread = Thread {
+            if let input {
+                input.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let count = write(writeInput, raw.baseAddress! + offset, raw.count - offset)
+                        if count <= 0 { break }
+                        offset += count
+                    }
+                }
+            }
+            close(writeInput)
+            process.pump(output: readOutput, errors: readErrors, timeout: timeout)
+        }
+        thread.start()
+        return process
+    }
+
+    private init(pid: pid_t) { self.pid = pid }
+
+    /// Reads both pipes until they close or the deadline passes (then kills the process), then
+    /// reaps it.
+    private func pump(output: Int32, errors: Int32, timeout: Duration) {
+        let deadline = ContinuousClock.now + timeout
+        var open = [output, errors]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var timedOut = false
+        while open.contains(where: { $0 >= 0 }) {
+            let remaining = deadline - ContinuousClock.now
+            if remaining <= .zero {
+                timedOut = true
+                kill(pid, SIGKILL)
+                break
+            }
+            var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let milliseconds = Int32(min(remaining.components.seconds * 1000 + 1, 1000))
+            let ready = poll(&descriptors, 2, milliseconds)
+            if ready < 0 && errno != EINTR { break }
+            for index in 0..<2 where open[index] >= 0 && descriptors[index].revents != 0 {
+                let count = read(open[index], &buffer, buffer.count)
+                if count > 0 {
+                    let chunk = Array(buffer[0..<count])
+                    let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                        if index == 0 { state.output += chunk } else { state.errors += chunk }
+                        state.generation += 1
+                        defer { state.waiters = [:] }
+                        return Array(state.waiters.values)
+                    }
+                    wake.forEach { $0.resume() }
+                } else if count == 0 || errno != EINTR {
+                    close(open[index])
+                    open[index] = -1
+                }
+            }
+        }
+        for descriptor in open where descriptor >= 0 { close(descriptor) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        let signal = status & 0x7F
+        let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.result = ToolResult(
+                status: code, timedOut: timedOut, standardOutput: String(decoding: state.output, as: UTF8.self),
+                standardError: String(decoding: state.errors, as: UTF8.self),
+                maximumResidentKiB: Int(usage.ru_maxrss))
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        wake.forEach { $0.resume() }
+    }
+
+    /// Sends `signal` (SIGINT for Ctrl-C).
+    func send(_ signal: Int32) { kill(pid, signal) }
+
+    /// The standard output so far, as complete lines.
+    var outputLines: [String] {
+        state.withLock { state in
+            let text = String(decoding: state.output, as: UTF8.self)
+            return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
+    }
+
+    /// Waits until a complete line of standard output satisfies `predicate`, the process ends, or
+    /// `timeout` passes; the line, or nil.
+    func waitForLine(
+        timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (String) -> Bool
+    ) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let generation = state.withLock { $0.generation }
+            if let line = outputLines.first(where: predicate) { return line }
+            if state.withLock({ $0.result != nil }) { return outputLines.first(where: predicate) }
+            await waitForChange(since: generation, until: deadline)
+        }
+        return outputLines.first(where: predicate)
+    }
+
+    /// Waits for the process to end (it is killed at its timeout at the latest).
+    func finished() async -> ToolResult {
+        while true {
+            let (result, generation) = state.withLock { ($0.result, $0.generation) }
+            if let result { return result }
+            await waitForChange(since: generation, until: .now + .seconds(3600))
+        }
+    }
+
+    /// Returns when something changed since `generation` (more output, the end), or `deadline`
+    /// passes.
+    private func waitForChange(since generation: Int, until deadline: ContinuousClock.Instant) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let now = self.state.withLock { state -> Bool in
+                            if state.generation != generation || Task.isCancelled { return true }
+                            state.waiters[id] = continuation
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
+                    waiter?.resume()
+                }
+            }
+            group.addTask {
+                // The bound on the wait, not a guess at how long the event takes.
+                try? await Task.sleep(until: deadline)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
