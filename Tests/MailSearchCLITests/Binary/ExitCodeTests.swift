@@ -8,7 +8,9 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct ExitCodeTests {
     /// A run that failed: the status and its one error line.
-    func expectFailure(_ result: ToolResult, _ status: Int32, _ prefix: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailure(
+        _ result: ToolResult, _ status: Int32, _ prefix: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
         #expect(!result.timedOut, sourceLocation: sourceLocation)
         #expect(result.errorLines.count == 1, "\(result)", sourceLocation: sourceLocation)
@@ -25,10 +27,16 @@ struct ExitCodeTests {
         (["show"], "missing argument <uid>"),
         (["read"], "missing argument <uid> ..."),
         (["list", "--limit", "0"], "--limit expects a whole number from 1 to 1000000, not \"0\""),
-        (["--host", "imap.example.com", "--user", "u", "--tls", "none", "list"], "--tls none is refused for imap.example.com"),
+        (
+            ["--host", "imap.example.com", "--user", "u", "--tls", "none", "list"],
+            "--tls none is refused for imap.example.com"
+        ),
         (["--host", "127.0.0.1", "--user", "u", "--tls", "none", "list"], "--tls none sends the password unencrypted"),
         (["--host", "imap.example.com", "--tls", "sometimes", "list"], "--tls expects implicit, starttls or none"),
-        (["--demo", "--host", "imap.example.com", "list"], "--demo uses the built-in demo server, so --host does not apply"),
+        (
+            ["--demo", "--host", "imap.example.com", "list"],
+            "--demo uses the built-in demo server, so --host does not apply"
+        ),
         (["list"], "no account given; pass --host and --user"),
         (["--account", "work", "list"], "--account work needs "),
         (["--host", "imap.example.com", "list", "--user", "u", "--port", "99999"], "--port expects a whole number"),
@@ -49,14 +57,16 @@ struct ExitCodeTests {
             ["--host", "127.0.0.1", "--port", "1", "--user", "u", "search", query],
             environment: ToolEnvironment.make(Self.directory, password: "x"))
         expectFailure(result, 65, message)
-        let explained = try await ToolProcess.run(["explain", query], environment: ToolEnvironment.make(Self.directory))
+        let explained = try await ToolProcess.run(
+            ["explain", query], environment: ToolEnvironment.make(Self.directory))
         expectFailure(explained, 65, message)
     }
 
     @Test func queryTheServerCannotRunExits65() async throws {
         let account = try await MockAccount.start(profile: .imap4rev1, demo: false)
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(account.tlsArguments + ["search", "raw:foo"], environment: account.environment)
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["search", "raw:foo"], environment: account.environment)
         expectFailure(result, 65, "raw: works only on Gmail")
     }
 
@@ -106,7 +116,10 @@ struct ExitCodeTests {
         let account = try await MockAccount.start(demo: false)
         defer { Task { await account.stop() } }
         let result = try await ToolProcess.run(
-            ["--host", "127.0.0.1", "--port", "\(account.plainPort)", "--user", MockAccount.user, "--timeout", "5", "list"],
+            [
+                "--host", "127.0.0.1", "--port", "\(account.plainPort)", "--user", MockAccount.user, "--timeout", "5",
+                "list",
+            ],
             environment: account.environment)
         #expect(result.status == 69, "\(result)")
         #expect(result.errorLines.count == 1, "\(result)")
@@ -130,7 +143,8 @@ struct ExitCodeTests {
                 FaultRule(trigger: .command("UID SORT"), fault: .respond(.no, text: "search backend unavailable"))
             ])
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(account.tlsArguments + ["search", "from:luna"], environment: account.environment)
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["search", "from:luna"], environment: account.environment)
         expectFailure(result, 75, "")
         #expect(result.standardError.contains("search backend unavailable"), "\(result)")
     }
@@ -140,7 +154,8 @@ struct ExitCodeTests {
             faults: [FaultRule(trigger: .command("UID STORE"), fault: .respond(.bad, text: "no thanks"))])
         defer { Task { await account.stop() } }
         let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").first)
-        let result = try await ToolProcess.run(account.tlsArguments + ["pin", "\(uid)"], environment: account.environment)
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["pin", "\(uid)"], environment: account.environment)
         expectFailure(result, 75, "UID \(uid) was not changed: the server refused to set \\Flagged")
     }
 

@@ -10,7 +10,10 @@ import Testing
     @Test(arguments: QueryLanguageExamples.rows)
     func specExample(_ example: QueryLanguageExample) async throws {
         let result = try await ToolProcess.run(
-            ["explain", "--capabilities", example.capabilities, "--today", QueryLanguageExamples.today, "--", example.query],
+            [
+                "explain", "--capabilities", example.capabilities, "--today", QueryLanguageExamples.today, "--",
+                example.query,
+            ],
             environment: ToolEnvironment.make(Self.directory))
         if let lines = example.lines {
             #expect(result.status == 0, "\(result)")

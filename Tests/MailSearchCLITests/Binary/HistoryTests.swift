@@ -9,7 +9,9 @@ struct HistoryTests {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let base = account.tlsArguments
-        for query in [["from:Luna"], ["is:unread", "  OR  ", "from:albus"], ["from:luna"], [""], ["from:\"unterminated"]] {
+        for query in [
+            ["from:Luna"], ["is:unread", "  OR  ", "from:albus"], ["from:luna"], [""], ["from:\"unterminated"],
+        ] {
             _ = try await ToolProcess.run(base + ["search", "--"] + query, environment: account.environment)
         }
         let history = try await ToolProcess.run(base + ["history"], environment: account.environment)
@@ -67,7 +69,8 @@ struct HistoryTests {
         #expect(
             Array(recentFirst.lines.dropFirst(2)) == [
                 #"from:"Harry Potter""#, "from:harry.potter@hogwarts.example", #"from:"Albus Dumbledore""#,
-                "from:albus.dumbledore@hogwarts.example", #"from:"Luna Lovegood""#, "from:luna.lovegood@hogwarts.example",
+                "from:albus.dumbledore@hogwarts.example", #"from:"Luna Lovegood""#,
+                "from:luna.lovegood@hogwarts.example",
             ])
         let values = try await ToolProcess.run(base + ["suggest", "is:"], environment: account.environment)
         #expect(
@@ -75,11 +78,13 @@ struct HistoryTests {
                 "is:unread", "is:read", "is:pinned", "is:unpinned", "is:flagged", "is:unflagged", "is:answered",
                 "is:draft", "is:deleted",
             ])
-        let ages = try await ToolProcess.run(base + ["suggest", "--", "-newer_than:"], environment: account.environment)
+        let ages = try await ToolProcess.run(
+            base + ["suggest", "--", "-newer_than:"], environment: account.environment)
         #expect(ages.lines.first == "-newer_than:7d")
 
         // Without any account, operators still complete.
-        let noAccount = try await ToolProcess.run(["suggest", "sub"], environment: ToolEnvironment.make(account.directory))
+        let noAccount = try await ToolProcess.run(
+            ["suggest", "sub"], environment: ToolEnvironment.make(account.directory))
         #expect(noAccount.status == 0, "\(noAccount)")
         #expect(noAccount.lines == ["subject:"])
     }

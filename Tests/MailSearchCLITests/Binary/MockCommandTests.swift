@@ -39,7 +39,8 @@ struct MockCommandTests {
         #expect(from["address"] as? String == "albus.dumbledore@hogwarts.example")
         let to = try #require(first["to"] as? [[String: Any]])
         #expect(to.first?["address"] as? String == "harry.potter@hogwarts.example")
-        #expect(json.lines[0].contains(#""preview":"To the well-organized mind, death is but the next great adventure.""#))
+        #expect(
+            json.lines[0].contains(#""preview":"To the well-organized mind, death is but the next great adventure.""#))
         let second = try jsonObject(json.lines[1])
         #expect(second["subject"] as? String == "Thing about pain")
         let uids = [first["uid"] as? Int ?? 0, second["uid"] as? Int ?? 0]
@@ -139,7 +140,8 @@ struct MockCommandTests {
             account.tlsArguments + ["search", "--json", "subject:\"About Nicolas Flamel\""],
             environment: account.environment)
         let uid = UInt32(try jsonObject(try #require(found.lines.first))["uid"] as? Int ?? 0)
-        let shown = try await ToolProcess.run(account.tlsArguments + ["show", "\(uid)"], environment: account.environment)
+        let shown = try await ToolProcess.run(
+            account.tlsArguments + ["show", "\(uid)"], environment: account.environment)
         #expect(shown.status == 0, "\(shown)")
         #expect(shown.lines.contains("From: Albus Dumbledore <albus.dumbledore@hogwarts.example>"))
         #expect(shown.lines.contains("To: Harry Potter <harry.potter@hogwarts.example>"))
@@ -152,11 +154,17 @@ struct MockCommandTests {
             account.tlsArguments + ["show", "--json", "\(uid)"], environment: account.environment)
         #expect(json.status == 0)
         #expect(topLevelKeys(try #require(json.lines.first)) == emailKeys + ["text"])
-        #expect(try jsonObject(json.lines[0])["text"] as? String == "To the well-organized mind, death is but the next great adventure.\r\n")
+        #expect(
+            try jsonObject(json.lines[0])["text"] as? String
+                == "To the well-organized mind, death is but the next great adventure.\r\n")
 
-        let missing = try await ToolProcess.run(account.tlsArguments + ["show", "999999"], environment: account.environment)
+        let missing = try await ToolProcess.run(
+            account.tlsArguments + ["show", "999999"], environment: account.environment)
         #expect(missing.status == 1)
-        #expect(missing.errorLines == ["error: there is no message with UID 999999 in INBOX; \"mailsearch list\" shows the UIDs"])
+        #expect(
+            missing.errorLines == [
+                "error: there is no message with UID 999999 in INBOX; \"mailsearch list\" shows the UIDs"
+            ])
     }
 
     @Test(arguments: Transport.allCases)
@@ -220,10 +228,15 @@ struct MockCommandTests {
     @Test func uidsThatDoNotExistAreAnError() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(account.tlsArguments + ["read", "999999"], environment: account.environment)
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["read", "999999"], environment: account.environment)
         #expect(result.status == 1)
-        #expect(result.errorLines == ["error: there is no message with UID 999999 in INBOX; \"mailsearch list\" shows the UIDs"])
-        let malformed = try await ToolProcess.run(account.tlsArguments + ["pin", "12-14"], environment: account.environment)
+        #expect(
+            result.errorLines == [
+                "error: there is no message with UID 999999 in INBOX; \"mailsearch list\" shows the UIDs"
+            ])
+        let malformed = try await ToolProcess.run(
+            account.tlsArguments + ["pin", "12-14"], environment: account.environment)
         #expect(malformed.status == 64)
         #expect(malformed.errorLines.count == 1)
         #expect(malformed.standardError.hasPrefix("error: \"12-14\" is not a UID or UID set"))
@@ -233,8 +246,11 @@ struct MockCommandTests {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let inbox = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX")
-        let unread = inbox.filter { !(account.server.store.flags(user: MockAccount.user, mailbox: "INBOX", uid: $0) ?? []).contains(.seen) }
-        let json = try await ToolProcess.run(account.tlsArguments + ["mailboxes", "--json"], environment: account.environment)
+        let unread = inbox.filter {
+            !(account.server.store.flags(user: MockAccount.user, mailbox: "INBOX", uid: $0) ?? []).contains(.seen)
+        }
+        let json = try await ToolProcess.run(
+            account.tlsArguments + ["mailboxes", "--json"], environment: account.environment)
         #expect(json.status == 0, "\(json)")
         let objects = try json.lines.map(jsonObject)
         let names = objects.compactMap { $0["name"] as? String }
@@ -253,7 +269,9 @@ struct MockCommandTests {
         var environment = account.environment
         environment["MAILSEARCH_PASSWORD"] = nil
         let result = try await ToolProcess.run(
-            account.tlsArguments + ["--oauth2-token-command", "echo \(token)", "--debug", "search", "--json", "from:luna"],
+            account.tlsArguments + [
+                "--oauth2-token-command", "echo \(token)", "--debug", "search", "--json", "from:luna",
+            ],
             environment: environment)
         #expect(result.status == 0, "\(result)")
         #expect(result.lines.count == 1)

@@ -17,7 +17,9 @@ struct ToolResult: Sendable, CustomStringConvertible {
     /// The peak resident memory, in KiB (wait4's ru_maxrss).
     var maximumResidentKiB: Int
 
-    var lines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var lines: [String] {
+        standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
     var errorLines: [String] {
         standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
