@@ -1,0 +1,817 @@
+package import IMAPCore
+
+/// The inbox and search screen as a pure state machine (specs/inbox-view-model.md): feed it an
+/// ``Event``, it changes its state and returns the ``Effect``s to perform. It does no I/O;
+/// ``InboxViewModel`` performs the effects and feeds their outcomes back as events.
+///
+/// ```swift
+/// var screen = InboxScreen(pageSize: 50)
+/// screen.handle(.start)                          // [.loadHistory, .open]
+/// screen.handle(.opened(description))            // [.listen, .loadList(generation: 1, pageSize: 50)]
+/// screen.handle(.listLoaded(generation: 1, page))
+/// screen.emailsListState                         // .data
+/// ```
+///
+/// Answers carry the generation of the request they answer; an answer for a request that has
+/// been superseded (a newer search, a refresh, leaving search mode) changes nothing.
+package struct InboxScreen: Sendable {
+    /// What happens to the screen: the person's actions and the answers to effects.
+    package enum Event: Hashable, Sendable {
+        /// The screen appears: open the mailbox and list it.
+        case start
+        /// Pull to refresh, or Retry after an error: list again (open again when it failed).
+        case refresh
+        /// The screen goes away: stop listening, cancel what is in flight, close.
+        case stop
+        /// The mailbox is open.
+        case opened(MailboxDescription)
+        /// Opening failed.
+        case openFailed(MailServiceError)
+        /// The first page of the listing arrived.
+        case listLoaded(generation: Int, EmailPage)
+        /// The listing failed.
+        case listFailed(generation: Int, MailServiceError)
+        /// The search field gained (true) or lost (false) focus.
+        case searchingChanged(Bool)
+        /// The search field's text changed.
+        case queryChanged(String)
+        /// The search field was submitted.
+        case submit
+        /// A suggestion was chosen: it fills the field and submits.
+        case suggestionChosen(String)
+        /// The first page of a search's results arrived.
+        case searchCompleted(generation: Int, EmailPage)
+        /// A search failed.
+        case searchFailed(generation: Int, MailServiceError)
+        /// The person scrolled to the end of the inbox or of the results.
+        case loadMore(Target)
+        /// A further page arrived.
+        case pageLoaded(Target, generation: Int, EmailPage)
+        /// A further page could not be loaded.
+        case pageFailed(Target, generation: Int, MailServiceError)
+        /// The Read/Unread action on a message.
+        case toggleRead(Email.ID)
+        /// The Pin/Unpin action on a message.
+        case togglePin(Email.ID)
+        /// The server answered a flag change.
+        case flagChangeCompleted(Int, FlagChangeResult)
+        /// A flag change failed (connection lost, the server said NO).
+        case flagChangeFailed(Int, MailServiceError)
+        /// Something happened in the open mailbox.
+        case mailbox(MailServiceEvent)
+        /// The service's event stream ended (it was closed).
+        case eventsEnded
+        /// The search history was read or written: its entries, newest first, and the warning
+        /// when the file could not be read and was replaced.
+        case historyLoaded([String], warning: String?)
+        /// The search history could not be saved.
+        case historyFailed(String)
+        /// The person dismissed the notice.
+        case dismissNotice
+    }
+
+    /// What the driver should do.
+    package enum Effect: Hashable, Sendable {
+        /// Read the search history.
+        case loadHistory
+        /// Open the mailbox (`MailService.open()`), answer with `opened`/`openFailed`.
+        case open
+        /// Listen to `MailService.events()`, feeding each as `mailbox(_:)`, then `eventsEnded`.
+        case listen
+        /// Stop listening.
+        case stopListening
+        /// List the mailbox's first page; answer with `listLoaded`/`listFailed` of `generation`.
+        case loadList(generation: Int, pageSize: Int)
+        /// Run a search; answer with `searchCompleted`/`searchFailed` of `generation`.
+        case search(generation: Int, Query, pageSize: Int)
+        /// Cancel the search of `generation` and its page loads (their answers would be ignored).
+        case cancelSearch(generation: Int)
+        /// Load a further page; answer with `pageLoaded`/`pageFailed`.
+        case loadPage(Target, generation: Int, MessageList, offset: Int, pageSize: Int)
+        /// Mark messages read or unread; answer with `flagChangeCompleted`/`flagChangeFailed`.
+        case setRead([Email.ID], Bool, change: Int)
+        /// Pin or unpin messages; answer with `flagChangeCompleted`/`flagChangeFailed`.
+        case setPinned([Email.ID], Bool, change: Int)
+        /// Record a submitted query in the history; answer with `historyLoaded`/`historyFailed`.
+        case recordHistory(String)
+        /// Cancel the listing and the page loads in flight, and close the service once the flag
+        /// changes in flight are answered.
+        case close
+    }
+
+    /// Which list a page belongs to.
+    package enum Target: Hashable, Sendable {
+        /// The inbox.
+        case inbox
+        /// The search results.
+        case results
+    }
+
+    /// Which flag a change sets.
+    package enum FlagKind: Hashable, Sendable {
+        /// `\Seen`.
+        case read
+        /// The mailbox's pin flag.
+        case pin
+    }
+
+    /// An optimistic flag change waiting for the server.
+    package struct FlagChange: Hashable, Sendable {
+        /// Its number, carried by the answer.
+        package var id: Int
+        /// Which flag.
+        package var kind: FlagKind
+        /// Set (true) or cleared.
+        package var value: Bool
+        /// The messages it changes.
+        package var emails: [Email.ID]
+    }
+
+    /// A request in flight: the generation its answer must carry, and the first live event it
+    /// may have missed (events from then on are replayed onto its answer).
+    private struct Request: Hashable, Sendable {
+        var generation: Int
+        var firstEvent: Int
+    }
+
+    /// How many messages a page holds.
+    package let pageSize: Int
+
+    /// Which screen shows.
+    package private(set) var inboxViewState: InboxViewState = .emails
+    /// What the inbox shows. Before the first start it is `loading`: a view calls start when it
+    /// appears, and "Checking for Mail..." is right from the first frame.
+    package private(set) var emailsListState: EmailsListState = .loading
+    /// What search mode shows.
+    package private(set) var searchState: SearchViewState = .empty
+    /// The connection behind the screen.
+    package private(set) var connection: InboxConnectionState = .closed
+    /// The open mailbox, once opened.
+    package private(set) var mailbox: MailboxDescription?
+
+    /// The loaded inbox messages in the server's order (newest first), pinned or not.
+    package private(set) var inbox: [Email] = []
+    /// The listing the inbox's further pages come from.
+    package private(set) var inboxList: MessageList?
+    /// Where the inbox's next page starts in `inboxList`; nil when everything is loaded.
+    package private(set) var inboxNextOffset: Int?
+
+    /// The loaded results of the submitted search, newest first.
+    package private(set) var results: [Email] = []
+    /// The search's full list of matches, for further pages.
+    package private(set) var resultsList: MessageList?
+    /// Where the results' next page starts in `resultsList`; nil when everything is loaded.
+    package private(set) var resultsNextOffset: Int?
+    /// Matches of `resultsList` removed since the search (expunged elsewhere).
+    private var resultsRemoved: Set<Email.ID> = []
+
+    /// The text of the search field.
+    package private(set) var query = ""
+    /// The submitted query (normalized) whose results show, are awaited, or failed; nil before a
+    /// submit and after leaving search mode.
+    package private(set) var searchedQuery: String?
+    /// Suggestions for `query`: recent searches, operators, people.
+    package private(set) var suggestions: [Suggestion] = []
+    /// Recent searches, newest first.
+    package private(set) var recentSearches: [String] = []
+    /// What the screen should tell the person.
+    package private(set) var notice: InboxNotice?
+
+    /// Counts submits; a search's answer must carry the current one.
+    package private(set) var searchGeneration = 0
+    /// Counts listings; a listing's or inbox page's answer must carry the current one.
+    package private(set) var listGeneration = 0
+
+    /// Flag changes the server has not answered yet, oldest first.
+    package private(set) var pendingChanges: [FlagChange] = []
+    /// For each message with a pending change: its flags as the server last told them. What
+    /// shows is these with the pending changes applied; a refusal shows these again.
+    private var confirmedFlags: [Email.ID: [Flag]] = [:]
+    private var nextChangeID = 1
+
+    private var people = PeopleIndex()
+    private var peopleCounted: Set<Email.ID> = []
+    private var historyRequested = false
+    private var isListening = false
+
+    private var listLoad: Request?
+    private var inboxPageLoad: Request?
+    private var searchLoad: Request?
+    private var resultsPageLoad: Request?
+    /// Live changes (arrivals, expunges, flag changes) since the oldest request in flight, so an
+    /// answer computed before them is brought up to date. `eventLog[0]` has number `eventLogStart`.
+    private var eventLog: [MailServiceEvent] = []
+    private var eventLogStart = 0
+
+    /// A screen whose pages hold `pageSize` messages (at least one).
+    package init(pageSize: Int = 50) {
+        self.pageSize = max(1, pageSize)
+    }
+
+    // MARK: - What the views read
+
+    /// The pinned messages among the loaded inbox, in the inbox's order (second design document).
+    package var pinnedEmails: [Email] { inbox.filter(\.isPinned) }
+    /// The loaded inbox messages that are not pinned, newest first.
+    package var unpinnedEmails: [Email] { inbox.filter { !$0.isPinned } }
+    /// Whether the inbox has a further page to load.
+    package var canLoadMore: Bool { inboxNextOffset != nil }
+    /// Whether the results have a further page to load.
+    package var canLoadMoreResults: Bool { resultsNextOffset != nil }
+    /// Whether an inbox page is loading.
+    package var isLoadingMore: Bool { inboxPageLoad != nil }
+    /// Whether a results page is loading.
+    package var isLoadingMoreResults: Bool { resultsPageLoad != nil }
+    /// How many messages matched the search (less those expunged since); 0 before a search.
+    package var resultsTotal: Int { max(0, (resultsList?.total ?? 0) - resultsRemoved.count) }
+    /// The flag that pins in the open mailbox.
+    package var pinFlag: Flag { mailbox?.pinFlag ?? .flagged }
+
+    /// The label of the read action for `email`: "Unread" when it is read, else "Read".
+    package static func readActionTitle(for email: Email) -> String { email.isRead ? "Unread" : "Read" }
+    /// The label of the pin action for `email`: "Unpin" when it is pinned, else "Pin".
+    package static func pinActionTitle(for email: Email) -> String { email.isPinned ? "Unpin" : "Pin" }
+
+    /// The loaded message `id`, from the inbox or else the results.
+    package func email(_ id: Email.ID) -> Email? {
+        inbox.first { $0.id == id } ?? results.first { $0.id == id }
+    }
+
+    // MARK: - Events
+
+    /// Applies `event`; returns what the driver must do, in order.
+    package mutating func handle(_ event: Event) -> [Effect] {
+        defer { trimEventLog() }
+        switch event {
+        case .start: return start()
+        case .refresh: return refresh()
+        case .stop: return stop()
+        case .opened(let description): return opened(description)
+        case .openFailed(let error): return openFailed(error)
+        case .listLoaded(let generation, let page): return listLoaded(generation, page)
+        case .listFailed(let generation, let error): return listFailed(generation, error)
+        case .searchingChanged(let isSearching): return searchingChanged(isSearching)
+        case .queryChanged(let text):
+            query = text
+            suggest()
+            return []
+        case .submit: return submit()
+        case .suggestionChosen(let text):
+            query = text
+            suggest()
+            return submit()
+        case .searchCompleted(let generation, let page): return searchCompleted(generation, page)
+        case .searchFailed(let generation, let error): return searchFailed(generation, error)
+        case .loadMore(let target): return loadMore(target)
+        case .pageLoaded(let target, let generation, let page): return pageLoaded(target, generation, page)
+        case .pageFailed(let target, let generation, let error): return pageFailed(target, generation, error)
+        case .toggleRead(let id): return toggle(.read, id)
+        case .togglePin(let id): return toggle(.pin, id)
+        case .flagChangeCompleted(let change, let result): return flagChangeCompleted(change, result)
+        case .flagChangeFailed(let change, let error): return flagChangeFailed(change, error)
+        case .mailbox(let event): return mailboxEvent(event)
+        case .eventsEnded:
+            isListening = false
+            return []
+        case .historyLoaded(let entries, let warning):
+            recentSearches = entries
+            if let warning { notice = InboxNotice(.history, warning) }
+            suggest()
+            return []
+        case .historyFailed(let message):
+            notice = InboxNotice(.history, message)
+            return []
+        case .dismissNotice:
+            notice = nil
+            return []
+        }
+    }
+
+    // MARK: - Opening and listing
+
+    private mutating func start() -> [Effect] {
+        var effects: [Effect] = []
+        if !historyRequested {
+            historyRequested = true
+            effects.append(.loadHistory)
+        }
+        switch connection {
+        case .closed, .failed: return effects + beginOpening()
+        case .opening: return effects
+        case .open, .reconnecting: return effects + reloadList()
+        }
+    }
+
+    private mutating func refresh() -> [Effect] {
+        switch connection {
+        case .closed, .failed: return beginOpening()
+        case .opening: return []
+        case .open, .reconnecting: return reloadList()
+        }
+    }
+
+    private mutating func beginOpening() -> [Effect] {
+        connection = .opening
+        emailsListState = .loading
+        listGeneration += 1
+        listLoad = nil
+        inboxPageLoad = nil
+        return [.open]
+    }
+
+    private mutating func reloadList() -> [Effect] {
+        listGeneration += 1
+        listLoad = Request(generation: listGeneration, firstEvent: nextEventNumber)
+        inboxPageLoad = nil
+        emailsListState = .loading
+        return [.loadList(generation: listGeneration, pageSize: pageSize)]
+    }
+
+    private mutating func stop() -> [Effect] {
+        if connection == .closed && !isListening { return [] }
+        var effects: [Effect] = []
+        if isListening {
+            isListening = false
+            effects.append(.stopListening)
+        }
+        if searchLoad != nil || resultsPageLoad != nil {
+            effects.append(.cancelSearch(generation: searchGeneration))
+            if searchLoad != nil {
+                // The search will not answer: show the query again, as before its submit.
+                searchState = .empty
+                searchedQuery = nil
+            }
+            searchGeneration += 1
+            searchLoad = nil
+            resultsPageLoad = nil
+        }
+        listGeneration += 1
+        listLoad = nil
+        inboxPageLoad = nil
+        connection = .closed
+        effects.append(.close)
+        return effects
+    }
+
+    private mutating func opened(_ description: MailboxDescription) -> [Effect] {
+        guard connection == .opening else { return [] }
+        if description.pinFlag != pinFlag {
+            inbox = inbox.map { $0.withFlags($0.flags, pinFlag: description.pinFlag) }
+            results = results.map { $0.withFlags($0.flags, pinFlag: description.pinFlag) }
+        }
+        mailbox = description
+        connection = .open
+        if let warning = description.pinWarning { notice = InboxNotice(.pinKeywordFallback, warning.message) }
+        var effects: [Effect] = []
+        if !isListening {
+            isListening = true
+            effects.append(.listen)
+        }
+        return effects + reloadList()
+    }
+
+    private mutating func openFailed(_ error: MailServiceError) -> [Effect] {
+        guard connection == .opening else { return [] }
+        connection = .failed(error.message)
+        emailsListState = .error(error.message)
+        return []
+    }
+
+    private mutating func listLoaded(_ generation: Int, _ page: EmailPage) -> [Effect] {
+        guard let request = listLoad, request.generation == generation else { return [] }
+        listLoad = nil
+        var emails = page.emails
+        _ = replay(since: request.firstEvent, onto: &emails, insertingArrivals: true)
+        inbox = adopting(emails)
+        inboxList = page.list
+        inboxNextOffset = page.nextOffset(pageSize: pageSize)
+        emailsListState = inbox.isEmpty ? .empty : .data
+        countPeople(in: inbox)
+        if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }
+        return []
+    }
+
+    private mutating func listFailed(_ generation: Int, _ error: MailServiceError) -> [Effect] {
+        guard let request = listLoad, request.generation == generation else { return [] }
+        listLoad = nil
+        emailsListState = .error(error.message)
+        return []
+    }
+
+    // MARK: - Search
+
+    private mutating func searchingChanged(_ isSearching: Bool) -> [Effect] {
+        switch (inboxViewState, isSearching) {
+        case (.emails, true):
+            inboxViewState = .search
+            searchState = .empty
+            suggest()
+            return []
+        case (.search, false):
+            return leaveSearch()
+        case (.emails, false), (.search, true):
+            return []
+        }
+    }
+
+    /// Back to the inbox (which kept its contents); the search is cancelled and forgotten.
+    private mutating func leaveSearch() -> [Effect] {
+        let effects = cancelSearchInFlight()
+        searchGeneration += 1
+        inboxViewState = .emails
+        searchState = .empty
+        query = ""
+        searchedQuery = nil
+        clearResults()
+        suggestions = []
+        return effects
+    }
+
+    private mutating func cancelSearchInFlight() -> [Effect] {
+        guard searchLoad != nil || resultsPageLoad != nil else { return [] }
+        searchLoad = nil
+        resultsPageLoad = nil
+        return [.cancelSearch(generation: searchGeneration)]
+    }
+
+    private mutating func clearResults() {
+        results = []
+        resultsList = nil
+        resultsNextOffset = nil
+        resultsRemoved = []
+    }
+
+    private mutating func submit() -> [Effect] {
+        let text = SearchHistory.normalized(query)
+        guard !text.isEmpty else { return [] }
+        var effects = cancelSearchInFlight()
+        searchGeneration += 1
+        inboxViewState = .search
+        clearResults()
+        searchedQuery = text
+        let parsed: ParsedQuery
+        do {
+            parsed = try QueryParser.parse(text)
+        } catch {
+            searchState = .error(error.message)
+            return effects
+        }
+        searchLoad = Request(generation: searchGeneration, firstEvent: nextEventNumber)
+        searchState = .searching
+        if !parsed.hints.isEmpty {
+            notice = InboxNotice(.searchHint, parsed.hints.map(\.message).joined(separator: "; "))
+        }
+        effects.append(.search(generation: searchGeneration, parsed.query, pageSize: pageSize))
+        effects.append(.recordHistory(text))
+        return effects
+    }
+
+    private mutating func searchCompleted(_ generation: Int, _ page: EmailPage) -> [Effect] {
+        guard let request = searchLoad, request.generation == generation else { return [] }
+        searchLoad = nil
+        var emails = page.emails
+        // Whether new mail matches is the server's to say: arrivals wait for the next search.
+        let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
+        results = adopting(emails)
+        resultsList = page.list
+        resultsNextOffset = page.nextOffset(pageSize: pageSize)
+        resultsRemoved = expunged.intersection(page.list.ids)
+        searchState = results.isEmpty ? .empty : .results
+        countPeople(in: results)
+        if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }
+        return []
+    }
+
+    private mutating func searchFailed(_ generation: Int, _ error: MailServiceError) -> [Effect] {
+        guard let request = searchLoad, request.generation == generation else { return [] }
+        searchLoad = nil
+        searchState = .error(error.message)
+        return []
+    }
+
+    private mutating func suggest() {
+        suggestions = Suggestions.suggest(for: query, history: recentSearches, people: people)
+    }
+
+    /// Counts the senders and recipients of messages not counted yet, for suggestions (which
+    /// follow when search mode shows).
+    private mutating func countPeople(in emails: [Email]) {
+        var counted = false
+        for email in emails where peopleCounted.insert(email.id).inserted {
+            for person in [email.from] + email.to + email.cc where !person.address.isEmpty {
+                people.add(address: person.address, name: person.name)
+                counted = true
+            }
+        }
+        if counted && inboxViewState == .search { suggest() }
+    }
+
+    // MARK: - Further pages
+
+    private mutating func loadMore(_ target: Target) -> [Effect] {
+        switch target {
+        case .inbox:
+            guard listLoad == nil, inboxPageLoad == nil, let list = inboxList, let offset = inboxNextOffset else {
+                return []
+            }
+            switch emailsListState {
+            case .data, .empty: break
+            case .loading, .error: return []
+            }
+            inboxPageLoad = Request(generation: listGeneration, firstEvent: nextEventNumber)
+            return [.loadPage(.inbox, generation: listGeneration, list, offset: offset, pageSize: pageSize)]
+        case .results:
+            guard searchLoad == nil, resultsPageLoad == nil, let list = resultsList, let offset = resultsNextOffset
+            else { return [] }
+            switch searchState {
+            case .results, .empty: break
+            case .searching, .error: return []
+            }
+            resultsPageLoad = Request(generation: searchGeneration, firstEvent: nextEventNumber)
+            return [.loadPage(.results, generation: searchGeneration, list, offset: offset, pageSize: pageSize)]
+        }
+    }
+
+    private mutating func pageLoaded(_ target: Target, _ generation: Int, _ page: EmailPage) -> [Effect] {
+        switch target {
+        case .inbox:
+            guard let request = inboxPageLoad, request.generation == generation else { return [] }
+            inboxPageLoad = nil
+            var emails = page.emails
+            _ = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
+            let known = Set(inbox.map(\.id))
+            inbox += adopting(emails.filter { !known.contains($0.id) })
+            inboxNextOffset = page.nextOffset(pageSize: pageSize)
+            emailsListState = inbox.isEmpty ? .empty : .data
+            countPeople(in: inbox)
+        case .results:
+            guard let request = resultsPageLoad, request.generation == generation else { return [] }
+            resultsPageLoad = nil
+            var emails = page.emails
+            let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
+            if let list = resultsList { resultsRemoved.formUnion(expunged.intersection(list.ids)) }
+            let known = Set(results.map(\.id))
+            results += adopting(emails.filter { !known.contains($0.id) })
+            resultsNextOffset = page.nextOffset(pageSize: pageSize)
+            searchState = results.isEmpty ? .empty : .results
+            countPeople(in: results)
+        }
+        return []
+    }
+
+    private mutating func pageFailed(_ target: Target, _ generation: Int, _ error: MailServiceError) -> [Effect] {
+        switch target {
+        case .inbox:
+            guard let request = inboxPageLoad, request.generation == generation else { return [] }
+            inboxPageLoad = nil
+            notice = InboxNotice(.loadFailed, "Could not load more messages: \(error.message)")
+        case .results:
+            guard let request = resultsPageLoad, request.generation == generation else { return [] }
+            resultsPageLoad = nil
+            notice = InboxNotice(.loadFailed, "Could not load more results: \(error.message)")
+        }
+        return []
+    }
+
+    // MARK: - Read and pin
+
+    private func flag(_ kind: FlagKind) -> Flag {
+        switch kind {
+        case .read: return .seen
+        case .pin: return pinFlag
+        }
+    }
+
+    private mutating func toggle(_ kind: FlagKind, _ id: Email.ID) -> [Effect] {
+        guard let email = email(id) else { return [] }
+        let value: Bool
+        switch kind {
+        case .read: value = !email.isRead
+        case .pin: value = !email.isPinned
+        }
+        if mailbox?.isReadOnly == true && id.mailbox == mailbox?.name {
+            notice = InboxNotice(
+                .flagChangeRolledBack, "Could not \(Self.verb(kind, value)) “\(email.subject)”: the mailbox is read-only.")
+            return []
+        }
+        let change = FlagChange(id: nextChangeID, kind: kind, value: value, emails: [id])
+        nextChangeID += 1
+        if confirmedFlags[id] == nil { confirmedFlags[id] = email.flags }
+        pendingChanges.append(change)
+        show(id)
+        switch kind {
+        case .read: return [.setRead([id], value, change: change.id)]
+        case .pin: return [.setPinned([id], value, change: change.id)]
+        }
+    }
+
+    private static func verb(_ kind: FlagKind, _ value: Bool) -> String {
+        switch (kind, value) {
+        case (.read, true): return "mark as read"
+        case (.read, false): return "mark as unread"
+        case (.pin, true): return "pin"
+        case (.pin, false): return "unpin"
+        }
+    }
+
+    private mutating func flagChangeCompleted(_ changeID: Int, _ result: FlagChangeResult) -> [Effect] {
+        guard let index = pendingChanges.firstIndex(where: { $0.id == changeID }) else { return [] }
+        let change = pendingChanges.remove(at: index)
+        var refusals: [String] = []
+        for id in change.emails {
+            if let reason = result.refused[id] {
+                refusals.append("Could not \(Self.verb(change.kind, change.value)) \(describe(id)): \(reason).")
+            } else if let flags = result.flags[id] {
+                confirmedFlags[id] = flags
+            } else {
+                confirmedFlags[id] = Self.setting(flag(change.kind), change.value, in: confirmedFlags[id] ?? [])
+            }
+            show(id)
+        }
+        if !refusals.isEmpty { notice = InboxNotice(.flagChangeRolledBack, refusals.joined(separator: " ")) }
+        return []
+    }
+
+    private mutating func flagChangeFailed(_ changeID: Int, _ error: MailServiceError) -> [Effect] {
+        guard let index = pendingChanges.firstIndex(where: { $0.id == changeID }) else { return [] }
+        let change = pendingChanges.remove(at: index)
+        for id in change.emails { show(id) }
+        let what = change.emails.count == 1 ? describe(change.emails[0]) : "\(change.emails.count) messages"
+        notice = InboxNotice(
+            .flagChangeRolledBack, "Could not \(Self.verb(change.kind, change.value)) \(what): \(error.message)")
+        return []
+    }
+
+    private func describe(_ id: Email.ID) -> String {
+        guard let subject = email(id)?.subject, !subject.isEmpty else { return "the message" }
+        return "“\(subject)”"
+    }
+
+    /// Shows message `id` with its confirmed flags and its pending changes applied, in the inbox
+    /// and in the results alike; forgets the confirmed flags once nothing is pending.
+    private mutating func show(_ id: Email.ID) {
+        guard var flags = confirmedFlags[id] else { return }
+        var isPending = false
+        for change in pendingChanges where change.emails.contains(id) {
+            flags = Self.setting(flag(change.kind), change.value, in: flags)
+            isPending = true
+        }
+        setFlags(flags, of: id)
+        if !isPending { confirmedFlags[id] = nil }
+    }
+
+    private mutating func setFlags(_ flags: [Flag], of id: Email.ID) {
+        let pinFlag = pinFlag
+        for index in inbox.indices where inbox[index].id == id { inbox[index].setFlags(flags, pinFlag: pinFlag) }
+        for index in results.indices where results[index].id == id { results[index].setFlags(flags, pinFlag: pinFlag) }
+    }
+
+    /// Freshly loaded messages as they show: for one with a pending change, its loaded flags
+    /// become the confirmed ones and the change is applied on top.
+    private mutating func adopting(_ emails: [Email]) -> [Email] {
+        guard !pendingChanges.isEmpty else { return emails }
+        return emails.map { email in
+            var flags = email.flags
+            var isPending = false
+            for change in pendingChanges where change.emails.contains(email.id) {
+                flags = Self.setting(flag(change.kind), change.value, in: flags)
+                isPending = true
+            }
+            guard isPending else { return email }
+            confirmedFlags[email.id] = email.flags
+            return email.withFlags(flags, pinFlag: pinFlag)
+        }
+    }
+
+    private static func setting(_ flag: Flag, _ present: Bool, in flags: [Flag]) -> [Flag] {
+        let others = flags.filter { $0 != flag }
+        return present ? others + [flag] : others
+    }
+
+    // MARK: - Live changes
+
+    private var nextEventNumber: Int { eventLogStart + eventLog.count }
+
+    private mutating func mailboxEvent(_ event: MailServiceEvent) -> [Effect] {
+        switch event {
+        case .arrived(let emails):
+            eventLog.append(event)
+            switch emailsListState {
+            case .data, .empty:
+                let known = Set(inbox.map(\.id))
+                let fresh = emails.filter { !known.contains($0.id) && !$0.flags.contains(.deleted) }
+                inbox.insert(contentsOf: fresh.map { $0.withFlags($0.flags, pinFlag: pinFlag) }, at: 0)
+                emailsListState = inbox.isEmpty ? .empty : .data
+                countPeople(in: fresh)
+            case .loading, .error:
+                break
+            }
+            return []
+        case .expunged(let ids):
+            eventLog.append(event)
+            let removed = Set(ids)
+            inbox.removeAll { removed.contains($0.id) }
+            results.removeAll { removed.contains($0.id) }
+            if let list = resultsList { resultsRemoved.formUnion(removed.intersection(list.ids)) }
+            switch emailsListState {
+            case .data, .empty: emailsListState = inbox.isEmpty ? .empty : .data
+            case .loading, .error: break
+            }
+            if searchState == .results && results.isEmpty { searchState = .empty }
+            return []
+        case .flagsChanged(let id, let flags):
+            eventLog.append(event)
+            if confirmedFlags[id] != nil {
+                confirmedFlags[id] = flags
+                show(id)
+            } else {
+                setFlags(flags, of: id)
+            }
+            return []
+        case .reloadNeeded(let reason):
+            notice = InboxNotice(.reloaded, "Reloading: \(reason).")
+            return reload()
+        case .connectionLost(let reason):
+            connection = .reconnecting(reason)
+            notice = InboxNotice(.connection, reason)
+            return []
+        case .connectionRestored:
+            switch connection {
+            case .reconnecting, .failed: connection = .open
+            case .closed, .opening, .open: break
+            }
+            if notice?.kind == .connection { notice = nil }
+            return []
+        case .failed(let error):
+            connection = .failed(error.message)
+            notice = InboxNotice(.connection, error.message)
+            return []
+        case .alert(let text):
+            notice = InboxNotice(.alert, text)
+            return []
+        }
+    }
+
+    /// What was listed may no longer exist (a re-created mailbox): open again, list again, and
+    /// run the shown search again.
+    private mutating func reload() -> [Effect] {
+        var effects: [Effect]
+        switch connection {
+        case .closed: return []
+        case .opening: effects = []
+        case .open, .reconnecting, .failed: effects = beginOpening()
+        }
+        switch searchState {
+        case .results, .searching:
+            if let text = searchedQuery {
+                query = text
+                effects += submit().filter { effect in
+                    if case .recordHistory = effect { return false }
+                    return true
+                }
+            }
+        case .empty, .error:
+            break
+        }
+        return effects
+    }
+
+    /// Brings an answer computed before the live changes since event `first` up to date;
+    /// returns the messages expunged meanwhile.
+    private func replay(since first: Int, onto emails: inout [Email], insertingArrivals: Bool) -> Set<Email.ID> {
+        let start = max(0, first - eventLogStart)
+        var expunged: Set<Email.ID> = []
+        guard start < eventLog.count else { return expunged }
+        for event in eventLog[start...] {
+            switch event {
+            case .arrived(let arrived):
+                guard insertingArrivals else { continue }
+                let known = Set(emails.map(\.id))
+                let fresh = arrived.filter { !known.contains($0.id) && !$0.flags.contains(.deleted) }
+                emails.insert(contentsOf: fresh.map { $0.withFlags($0.flags, pinFlag: pinFlag) }, at: 0)
+            case .expunged(let ids):
+                let removed = Set(ids)
+                expunged.formUnion(removed)
+                emails.removeAll { removed.contains($0.id) }
+            case .flagsChanged(let id, let flags):
+                for index in emails.indices where emails[index].id == id {
+                    emails[index].setFlags(flags, pinFlag: pinFlag)
+                }
+            case .reloadNeeded, .connectionLost, .connectionRestored, .failed, .alert:
+                continue
+            }
+        }
+        return expunged
+    }
+
+    /// Forgets live changes no request in flight can have missed.
+    private mutating func trimEventLog() {
+        let oldest = [listLoad, inboxPageLoad, searchLoad, resultsPageLoad].compactMap { $0?.firstEvent }.min()
+        let keepFrom = oldest ?? nextEventNumber
+        let drop = min(eventLog.count, max(0, keepFrom - eventLogStart))
+        if drop > 0 {
+            eventLog.removeFirst(drop)
+            eventLogStart += drop
+        }
+    }
+}

@@ -1,0 +1,363 @@
+public import Foundation
+public import Observation
+
+/// The inbox and search screen (specs/inbox-view-model.md), observable and UI-toolkit free: a
+/// SwiftUI view on Apple platforms binds to it unchanged, and the terminal UI reads the same
+/// properties.
+///
+/// Every transition is the pure ``InboxScreen`` state machine's; this class is its driver. It
+/// performs the machine's effects against a ``MailService`` (opening, listing, searching,
+/// paging, flag changes), listens to the service's events while the screen is open, keeps the
+/// search history, and publishes the machine's state as observable properties, each changed
+/// only when its value does.
+///
+/// ```swift
+/// struct InboxView: View {
+///     @Bindable var model: InboxViewModel
+///     @Environment(\.isSearching) private var isSearching
+///     var body: some View {
+///         List { ForEach(model.pinnedEmails) { ... }; ForEach(model.unpinnedEmails) { ... } }
+///             .searchable(text: $model.searchText) {
+///                 ForEach(model.suggestions, id: \.text) { Text($0.text).searchCompletion($0.text) }
+///             }
+///             .onSubmit(of: .search) { model.submit() }
+///             .onChange(of: isSearching) { model.setSearching($1) }
+///             .task { model.start() }
+///             .refreshable { model.refresh(); await model.settle() }
+///     }
+/// }
+/// ```
+@Observable @MainActor
+public final class InboxViewModel {
+    /// Where the search history is kept.
+    public enum HistoryStorage: Sendable {
+        /// In `history.json` in `directory` (``SearchHistory``), under `account`: persisted
+        /// atomically with mode 0600, a corrupt file replaced with a notice.
+        case file(account: String, directory: URL = SearchHistory.defaultDirectory())
+        /// In memory only, starting with `entries` (newest first): previews and demos.
+        case memory([String])
+    }
+
+    // MARK: - State, read-only
+
+    /// Which screen shows: the inbox or search.
+    public private(set) var inboxViewState: InboxViewState = .emails
+    /// What the inbox list shows.
+    public private(set) var emailsListState: EmailsListState = .loading
+    /// What search mode shows.
+    public private(set) var searchState: SearchViewState = .empty
+    /// The connection behind the screen, for a status line.
+    public private(set) var connection: InboxConnectionState = .closed
+    /// The open mailbox, once opened.
+    public private(set) var mailbox: MailboxDescription?
+    /// The "Pinned" section: the pinned messages among those loaded, newest first.
+    public private(set) var pinnedEmails: [Email] = []
+    /// The other loaded messages, newest first.
+    public private(set) var unpinnedEmails: [Email] = []
+    /// The loaded results of the submitted search, newest first.
+    public private(set) var searchResults: [Email] = []
+    /// How many messages matched the submitted search (less those expunged since).
+    public private(set) var searchResultsTotal = 0
+    /// The text of the search field.
+    public private(set) var query = ""
+    /// The submitted query (normalized) whose results show, are awaited or failed; nil before a
+    /// submit. With ``searchState`` `.empty` it means "no results for this query".
+    public private(set) var searchedQuery: String?
+    /// Suggestions for ``query``: recent searches, operators, then people after `from:`/`to:`.
+    public private(set) var suggestions: [Suggestion] = []
+    /// Recent searches of this account, newest first.
+    public private(set) var recentSearches: [String] = []
+    /// What the screen should tell the person: a change rolled back and why, a pin keyword
+    /// that fell back to `\Flagged`, a lost connection; nil when there is nothing to say.
+    public private(set) var notice: InboxNotice?
+    /// Whether the inbox has a further page (``loadMore()``).
+    public private(set) var canLoadMore = false
+    /// Whether the results have a further page (``loadMoreResults()``).
+    public private(set) var canLoadMoreResults = false
+    /// Whether a further inbox page is loading.
+    public private(set) var isLoadingMore = false
+    /// Whether a further results page is loading.
+    public private(set) var isLoadingMoreResults = false
+
+    /// The search field's binding (`.searchable(text: $model.searchText)`): reads ``query``;
+    /// writing it is ``updateQuery(_:)``.
+    public var searchText: String {
+        get { query }
+        set { updateQuery(newValue) }
+    }
+
+    /// Whether search mode shows; writing it is ``setSearching(_:)``.
+    public var isSearching: Bool {
+        get { inboxViewState == .search }
+        set { setSearching(newValue) }
+    }
+
+    /// The label of the read action on `email`: "Unread" when it is read, else "Read".
+    public func readActionTitle(for email: Email) -> String { InboxScreen.readActionTitle(for: email) }
+
+    /// The label of the pin action on `email`: "Unpin" when it is pinned, else "Pin".
+    public func pinActionTitle(for email: Email) -> String { InboxScreen.pinActionTitle(for: email) }
+
+    // MARK: - The driver's own state
+
+    private enum JobKey: Hashable {
+        case open, listen, list, inboxPage, close, history, script
+        case search(Int)
+        case resultsPage(Int)
+        case flagChange(Int)
+    }
+
+    private struct Job {
+        var key: JobKey
+        var task: Task<Void, Never>
+    }
+
+    @ObservationIgnored private var screen: InboxScreen
+    @ObservationIgnored private let service: any MailService
+    @ObservationIgnored private let history: HistoryStore
+    /// Every task started and not yet finished, by number.
+    @ObservationIgnored private var running: [Int: Job] = [:]
+    /// The newest task of each kind, by number, for cancelling.
+    @ObservationIgnored private var current: [JobKey: Int] = [:]
+    @ObservationIgnored private var nextJob = 0
+
+    /// A screen over `service`, keeping the search history in `history`, listing `pageSize`
+    /// messages a page. Nothing happens until ``start()``.
+    public init(service: any MailService, history: HistoryStorage, pageSize: Int = 50) {
+        self.service = service
+        self.history = HistoryStore(history)
+        self.screen = InboxScreen(pageSize: pageSize)
+        publish()
+    }
+
+    isolated deinit {
+        for job in running.values { job.task.cancel() }
+    }
+
+    // MARK: - Actions
+
+    /// The screen appears: opens the mailbox, lists its newest page, and follows its changes.
+    public func start() { send(.start) }
+
+    /// Lists the mailbox again (pull to refresh, Retry); opens it again when that failed.
+    public func refresh() { send(.refresh) }
+
+    /// The screen goes away: stops following the mailbox, cancels the listing and searches in
+    /// flight, and closes the service once the flag changes in flight are answered.
+    public func stop() { send(.stop) }
+
+    /// The search field gained (`true`) or lost focus. Leaving search mode returns to the inbox,
+    /// which kept its contents, and forgets the search.
+    public func setSearching(_ isSearching: Bool) { send(.searchingChanged(isSearching)) }
+
+    /// The search field's text changed: suggestions follow; nothing is sent to the server.
+    public func updateQuery(_ text: String) { send(.queryChanged(text)) }
+
+    /// Searches for ``query`` on the server: a query that does not parse shows `.error` naming
+    /// the column; the empty query does nothing. A newer submit cancels this one.
+    public func submit() { send(.submit) }
+
+    /// A suggestion was chosen: it fills the field and is submitted.
+    public func chooseSuggestion(_ text: String) { send(.suggestionChosen(text)) }
+
+    /// A suggestion was chosen: its text fills the field and is submitted.
+    public func chooseSuggestion(_ suggestion: Suggestion) { chooseSuggestion(suggestion.text) }
+
+    /// Loads the inbox's next page, if there is one and none is loading.
+    public func loadMore() { send(.loadMore(.inbox)) }
+
+    /// Loads the results' next page, if there is one and none is loading.
+    public func loadMoreResults() { send(.loadMore(.results)) }
+
+    /// Marks the message read or unread, whichever it is not: at once on screen, then on the
+    /// server; undone with a ``notice`` if the server refuses or the call fails.
+    public func toggleRead(_ id: Email.ID) { send(.toggleRead(id)) }
+
+    /// Pins or unpins the message, whichever it is not (it moves between the sections at
+    /// once); undone with a ``notice`` if the server refuses or the call fails.
+    public func togglePin(_ id: Email.ID) { send(.togglePin(id)) }
+
+    /// Clears the ``notice``.
+    public func dismissNotice() { send(.dismissNotice) }
+
+    /// Waits until every task this model started has finished, the ones those started
+    /// included: opening, listing, searches, pages, flag changes, history, closing. The
+    /// listener of the mailbox's events is not waited for. A call the service holds makes this
+    /// wait as long.
+    public func settle() async {
+        while true {
+            let tasks = running.values.filter { $0.key != .listen }.map(\.task)
+            if tasks.isEmpty { return }
+            for task in tasks { await task.value }
+        }
+    }
+
+    // MARK: - Driving the machine
+
+    private func send(_ event: InboxScreen.Event) {
+        let effects = screen.handle(event)
+        publish()
+        for effect in effects { perform(effect) }
+    }
+
+    /// Copies the machine's state out, assigning only what changed, so observers of one
+    /// property are not woken by another's change.
+    private func publish() {
+        func update<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<InboxViewModel, Value>, _ value: Value) {
+            if self[keyPath: keyPath] != value { self[keyPath: keyPath] = value }
+        }
+        update(\.inboxViewState, screen.inboxViewState)
+        update(\.emailsListState, screen.emailsListState)
+        update(\.searchState, screen.searchState)
+        update(\.connection, screen.connection)
+        update(\.mailbox, screen.mailbox)
+        update(\.pinnedEmails, screen.pinnedEmails)
+        update(\.unpinnedEmails, screen.unpinnedEmails)
+        update(\.searchResults, screen.results)
+        update(\.searchResultsTotal, screen.resultsTotal)
+        update(\.query, screen.query)
+        update(\.searchedQuery, screen.searchedQuery)
+        update(\.suggestions, screen.suggestions)
+        update(\.recentSearches, screen.recentSearches)
+        update(\.notice, screen.notice)
+        update(\.canLoadMore, screen.canLoadMore)
+        update(\.canLoadMoreResults, screen.canLoadMoreResults)
+        update(\.isLoadingMore, screen.isLoadingMore)
+        update(\.isLoadingMoreResults, screen.isLoadingMoreResults)
+    }
+
+    private func perform(_ effect: InboxScreen.Effect) {
+        let service = service
+        switch effect {
+        case .loadHistory:
+            recordInHistory { history in await history.load() }
+        case .recordHistory(let text):
+            recordInHistory { history in await history.record(text) }
+        case .open:
+            let closing = current[.close].flatMap { running[$0]?.task }
+            run(.open) {
+                await closing?.value
+                do throws(MailServiceError) {
+                    let description = try await service.open()
+                    self.send(.opened(description))
+                } catch {
+                    self.send(.openFailed(error))
+                }
+            }
+        case .listen:
+            let events = service.events()
+            run(.listen) { [weak self] in
+                for await event in events {
+                    guard let self else { return }
+                    self.send(.mailbox(event))
+                }
+                self?.send(.eventsEnded)
+            }
+        case .stopListening:
+            cancel(.listen)
+        case .loadList(let generation, let pageSize):
+            run(.list) {
+                do throws(MailServiceError) {
+                    let page = try await service.list(pageSize: pageSize)
+                    self.send(.listLoaded(generation: generation, page))
+                } catch {
+                    self.send(.listFailed(generation: generation, error))
+                }
+            }
+        case .search(let generation, let query, let pageSize):
+            run(.search(generation)) {
+                do throws(MailServiceError) {
+                    let page = try await service.search(query, pageSize: pageSize)
+                    self.send(.searchCompleted(generation: generation, page))
+                } catch {
+                    self.send(.searchFailed(generation: generation, error))
+                }
+            }
+        case .cancelSearch(let generation):
+            cancel(.search(generation))
+            cancel(.resultsPage(generation))
+        case .loadPage(let target, let generation, let list, let offset, let pageSize):
+            let key: JobKey
+            switch target {
+            case .inbox: key = .inboxPage
+            case .results: key = .resultsPage(generation)
+            }
+            run(key) {
+                do throws(MailServiceError) {
+                    let page = try await service.page(of: list, offset: offset, pageSize: pageSize)
+                    self.send(.pageLoaded(target, generation: generation, page))
+                } catch {
+                    self.send(.pageFailed(target, generation: generation, error))
+                }
+            }
+        case .setRead(let ids, let isRead, let change):
+            run(.flagChange(change)) {
+                do throws(MailServiceError) {
+                    let result = try await service.setRead(isRead, for: ids)
+                    self.send(.flagChangeCompleted(change, result))
+                } catch {
+                    self.send(.flagChangeFailed(change, error))
+                }
+            }
+        case .setPinned(let ids, let isPinned, let change):
+            run(.flagChange(change)) {
+                do throws(MailServiceError) {
+                    let result = try await service.setPinned(isPinned, for: ids)
+                    self.send(.flagChangeCompleted(change, result))
+                } catch {
+                    self.send(.flagChangeFailed(change, error))
+                }
+            }
+        case .close:
+            cancel(.open)
+            cancel(.list)
+            cancel(.inboxPage)
+            // A flag change in flight is let finish: its outcome is the server's, and the
+            // screen rolls it back if it fails.
+            let changes = running.values.filter { job in
+                if case .flagChange = job.key { return true }
+                return false
+            }
+            .map(\.task)
+            run(.close) {
+                for change in changes { await change.value }
+                await service.close()
+            }
+        }
+    }
+
+    /// Runs history work after the history work before it, so entries arrive in order.
+    private func recordInHistory(_ work: @escaping @Sendable (HistoryStore) async -> InboxScreen.Event) {
+        let previous = current[.history].flatMap { running[$0]?.task }
+        let history = history
+        run(.history, replacing: false) {
+            await previous?.value
+            self.send(await work(history))
+        }
+    }
+
+    /// Starts `work` as the newest task of its kind, cancelling the one before unless told not to.
+    private func run(
+        _ key: JobKey, replacing: Bool = true, _ work: @escaping @MainActor () async -> Void
+    ) {
+        if replacing { cancel(key) }
+        nextJob += 1
+        let number = nextJob
+        let task = Task { [weak self] in
+            await work()
+            self?.finished(number)
+        }
+        running[number] = Job(key: key, task: task)
+        current[key] = number
+    }
+
+    private func cancel(_ key: JobKey) {
+        guard let number = current[key] else { return }
+        running[number]?.task.cancel()
+    }
+
+    private func finished(_ number: Int) {
+        guard let job = running.removeValue(forKey: number) else { return }
+        if current[job.key] == number { current[job.key] = nil }
+    }
+}
