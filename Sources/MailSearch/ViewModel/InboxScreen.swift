@@ -14,7 +14,7 @@ package import IMAPCore
 ///
 /// Answers carry the generation of the request they answer; an answer for a request that has
 /// been superseded (a newer search, a refresh, leaving search mode) changes nothing.
-package struct InboxScreen: Sendable {
+package struct InboxScreen: Hashable, Sendable {
     /// What happens to the screen: the person's actions and the answers to effects.
     package enum Event: Hashable, Sendable {
         /// The screen appears: open the mailbox and list it.
@@ -666,19 +666,17 @@ package struct InboxScreen: Sendable {
         for index in results.indices where results[index].id == id { results[index].setFlags(flags, pinFlag: pinFlag) }
     }
 
-    /// Freshly loaded messages as they show: for one with a pending change, its loaded flags
-    /// become the confirmed ones and the change is applied on top.
+    /// Freshly loaded messages as they show: pinned by this mailbox's pin flag; for one with a
+    /// pending change, its loaded flags become the confirmed ones and the change shows on top.
     private mutating func adopting(_ emails: [Email]) -> [Email] {
-        guard !pendingChanges.isEmpty else { return emails }
-        return emails.map { email in
+        emails.map { email in
             var flags = email.flags
             var isPending = false
             for change in pendingChanges where change.emails.contains(email.id) {
                 flags = Self.setting(flag(change.kind), change.value, in: flags)
                 isPending = true
             }
-            guard isPending else { return email }
-            confirmedFlags[email.id] = email.flags
+            if isPending { confirmedFlags[email.id] = email.flags }
             return email.withFlags(flags, pinFlag: pinFlag)
         }
     }
