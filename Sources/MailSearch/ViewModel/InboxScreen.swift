@@ -591,7 +591,8 @@ package struct InboxScreen: Hashable, Sendable {
         }
         if mailbox?.isReadOnly == true && id.mailbox == mailbox?.name {
             notice = InboxNotice(
-                .flagChangeRolledBack, "Could not \(Self.verb(kind, value)) “\(email.subject)”: the mailbox is read-only.")
+                .flagChangeRolledBack,
+                "Could not \(Self.verb(kind, value)) “\(email.subject)”: the mailbox is read-only.")
             return []
         }
         let change = FlagChange(id: nextChangeID, kind: kind, value: value, emails: [id])

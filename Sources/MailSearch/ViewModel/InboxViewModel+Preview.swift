@@ -41,7 +41,8 @@ extension InboxViewModel {
         service: InMemoryMailService = InMemoryMailService(emails: InMemoryMailService.sampleEmails())
     ) -> InboxViewModel {
         let model = InboxViewModel(service: service, history: .memory(previewRecentSearches))
-        let unreachable = MailServiceError(.connection, "the server imap.example.com cannot be reached; check the network")
+        let unreachable = MailServiceError(
+            .connection, "the server imap.example.com cannot be reached; check the network")
         switch scenario {
         case .data, .searchSuggestions, .searchResults, .searchEmpty, .queryError: break
         case .loading: service.hold(.list)

@@ -1,5 +1,6 @@
 public import Foundation
 public import Observation
+import Synchronization
 
 /// The inbox and search screen (specs/inbox-view-model.md), observable and UI-toolkit free: a
 /// SwiftUI view on Apple platforms binds to it unchanged, and the terminal UI reads the same
@@ -120,6 +121,9 @@ public final class InboxViewModel {
     /// The newest task of each kind, by number, for cancelling.
     @ObservationIgnored private var current: [JobKey: Int] = [:]
     @ObservationIgnored private var nextJob = 0
+    /// The listener's task, also reachable from `deinit` (which is not on the main actor), so a
+    /// model dropped without `stop()` does not leave it waiting on the service's events.
+    @ObservationIgnored private let listener = Mutex<Task<Void, Never>?>(nil)
 
     /// A screen over `service`, keeping the search history in `history`, listing `pageSize`
     /// messages a page. Nothing happens until ``start()``.
@@ -130,8 +134,8 @@ public final class InboxViewModel {
         publish()
     }
 
-    isolated deinit {
-        for job in running.values { job.task.cancel() }
+    deinit {
+        listener.withLock { $0?.cancel() }
     }
 
     // MARK: - Actions
@@ -201,7 +205,8 @@ public final class InboxViewModel {
     }
 
     /// Copies the machine's state out, assigning only what changed, so observers of one
-    /// property are not woken by another's change.
+    /// property are not woken by another's change (the Observation macro of Swift 6.2 and
+    /// later skips equal values itself; this keeps it true whatever the macro does).
     private func publish() {
         func update<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<InboxViewModel, Value>, _ value: Value) {
             if self[keyPath: keyPath] != value { self[keyPath: keyPath] = value }
@@ -246,13 +251,14 @@ public final class InboxViewModel {
             }
         case .listen:
             let events = service.events()
-            run(.listen) { [weak self] in
+            let task = run(.listen) { [weak self] in
                 for await event in events {
                     guard let self else { return }
                     self.send(.mailbox(event))
                 }
                 self?.send(.eventsEnded)
             }
+            listener.withLock { $0 = task }
         case .stopListening:
             cancel(.listen)
         case .loadList(let generation, let pageSize):
@@ -337,9 +343,10 @@ public final class InboxViewModel {
     }
 
     /// Starts `work` as the newest task of its kind, cancelling the one before unless told not to.
+    @discardableResult
     private func run(
         _ key: JobKey, replacing: Bool = true, _ work: @escaping @MainActor () async -> Void
-    ) {
+    ) -> Task<Void, Never> {
         if replacing { cancel(key) }
         nextJob += 1
         let number = nextJob
@@ -349,6 +356,7 @@ public final class InboxViewModel {
         }
         running[number] = Job(key: key, task: task)
         current[key] = number
+        return task
     }
 
     private func cancel(_ key: JobKey) {

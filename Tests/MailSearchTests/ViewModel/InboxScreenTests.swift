@@ -353,7 +353,8 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
     @Test func aReadOnlyMailboxRefusesAtOnce() {
         var screen = InboxScreen(pageSize: 4)
         _ = screen.handle(.start)
-        _ = screen.handle(.opened(MailboxDescription(name: "INBOX", uidValidity: 1, messageCount: 10, isReadOnly: true)))
+        _ = screen.handle(
+            .opened(MailboxDescription(name: "INBOX", uidValidity: 1, messageCount: 10, isReadOnly: true)))
         _ = screen.handle(.listLoaded(generation: screen.listGeneration, Fixture.page()))
         #expect(screen.handle(.togglePin(Fixture.id(1))) == [])
         #expect(screen.email(Fixture.id(1))?.isPinned == false)

@@ -35,7 +35,8 @@ struct InboxViewModelHistoryTests {
         #expect(second.suggestions.map(\.text) == ["has:attachment is:unread", "from:albus"])
         #expect(second.notice == nil)
         // Another account has its own.
-        let other = Fixture.model(Fixture.service(), history: .file(account: "ron@hogwarts.example", directory: directory.url))
+        let other = Fixture.model(
+            Fixture.service(), history: .file(account: "ron@hogwarts.example", directory: directory.url))
         other.start()
         await other.settle()
         #expect(other.recentSearches.isEmpty)

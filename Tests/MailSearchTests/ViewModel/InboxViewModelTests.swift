@@ -171,7 +171,8 @@ struct InboxViewModelTests {
 
     @Test func aFailedSearchShowsTheError() async {
         let service = Fixture.service()
-        service.setFailure(MailServiceError(.refused, "the server refused the search: SEARCH is disabled"), for: .search)
+        service.setFailure(
+            MailServiceError(.refused, "the server refused the search: SEARCH is disabled"), for: .search)
         let model = Fixture.model(service)
         model.start()
         model.setSearching(true)
@@ -409,6 +410,19 @@ struct InboxViewModelTests {
         #expect(model.notice == nil)
         service.announce(.failed(Fixture.failure))
         await until { model.connection == .failed(Fixture.failure.message) }
+    }
+
+    @Test func aModelDroppedWhileListeningIsReleased() async {
+        let service = Fixture.service()
+        weak var released: InboxViewModel?
+        do {
+            let model = Fixture.model(service)
+            model.start()
+            await model.settle()
+            #expect(model.connection == .open)
+            released = model
+        }
+        #expect(released == nil)
     }
 
     @Test func stopClosesAndStartOpensAgain() async {
