@@ -4,7 +4,7 @@ import Testing
 
 private typealias Fixture = ScreenFixture
 
-private func query(_ text: String) -> Query {
+private func parsedQuery(_ text: String) -> Query {
     do { return try QueryParser.parse(text).query } catch { preconditionFailure("\(text): \(error)") }
 }
 
@@ -69,11 +69,11 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         // Submit: parse, search, record; a parse error names the column; the empty query does nothing.
         .init(
             .searchEmpty, .suggestionChosen("from:albus"), .search, .data, .searching,
-            [.search(generation: 1, query("from:albus"), pageSize: 4), .recordHistory("from:albus")]),
+            [.search(generation: 1, parsedQuery("from:albus"), pageSize: 4), .recordHistory("from:albus")]),
         .init(
             .data, .suggestionChosen("  is:unread   from:albus "), .search, .data, .searching,
             [
-                .search(generation: 1, query("is:unread from:albus"), pageSize: 4),
+                .search(generation: 1, parsedQuery("is:unread from:albus"), pageSize: 4),
                 .recordHistory("is:unread from:albus"),
             ]),
         .init(
@@ -91,7 +91,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         .init(
             .searching, .suggestionChosen("from:minerva"), .search, .data, .searching,
             [
-                .cancelSearch(generation: 1), .search(generation: 2, query("from:minerva"), pageSize: 4),
+                .cancelSearch(generation: 1), .search(generation: 2, parsedQuery("from:minerva"), pageSize: 4),
                 .recordHistory("from:minerva"),
             ]),
         .init(.searching, .searchCompleted(generation: 0, Fixture.page()), .search, .data, .searching, []),
@@ -100,7 +100,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             .error("unbalanced \"(\" at column 1"), [.cancelSearch(generation: 1)]),
         .init(
             .results, .suggestionChosen("from:minerva"), .search, .data, .searching,
-            [.search(generation: 2, query("from:minerva"), pageSize: 4), .recordHistory("from:minerva")]),
+            [.search(generation: 2, parsedQuery("from:minerva"), pageSize: 4), .recordHistory("from:minerva")]),
         // More pages.
         .init(
             .data, .loadMore(.inbox), .emails, .data, .empty,
@@ -126,7 +126,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             connection: .opening),
         .init(
             .results, .mailbox(.reloadNeeded(reason: "INBOX was re-created")), .search, .loading, .searching,
-            [.open, .search(generation: 2, query("from:albus"), pageSize: 4)]),
+            [.open, .search(generation: 2, parsedQuery("from:albus"), pageSize: 4)]),
         .init(.stopped, .mailbox(.reloadNeeded(reason: "late")), .emails, .data, .empty, [], connection: .closed),
         .init(
             .data, .mailbox(.connectionLost("reset")), .emails, .data, .empty, [], connection: .reconnecting("reset")),
