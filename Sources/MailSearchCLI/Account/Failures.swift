@@ -15,10 +15,14 @@ enum Failures {
     /// BYE or with bytes that are not IMAP cannot be used: 69.
     static func connecting(_ error: MailServiceError, settings: AccountSettings) -> CommandFailure {
         if let imap = error.underlying {
+            let endpoint = "\(settings.host):\(settings.port.map(String.init) ?? "the default port")"
             switch imap.code {
-            case .bye, .protocolViolation:
+            case .bye:
+                return CommandFailure("\(endpoint): \(imap.message)", exitCode: .serverUnavailable)
+            case .protocolViolation:
                 return CommandFailure(
-                    "\(settings.host):\(settings.port.map(String.init) ?? "default port"): \(imap.message)",
+                    "\(endpoint) does not answer like an IMAP server (\(imap.message)); is this an IMAP port? "
+                        + "(993 for --tls implicit, 143 for --tls starttls)",
                     exitCode: .serverUnavailable)
             case .unsupported:
                 return CommandFailure(imap.message, exitCode: .loginRefused)

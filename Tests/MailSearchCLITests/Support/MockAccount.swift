@@ -26,7 +26,7 @@ struct MockAccount: Sendable {
             .init(
                 listeners: [.plain(), .implicitTLS()], profile: profile,
                 users: [.init(user, password: password, oauth2Token: oauth2Token)],
-                allowPlainTextAuthentication: true, recordsTranscripts: false, faults: faults))
+                allowPlainTextAuthentication: true, faults: faults))
         if demo { try DemoMailbox.seed(into: server.store, user: user, now: demoNow) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-cli-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,0 +1,116 @@
+import Foundation
+import IMAPCore
+import MockIMAPServer
+import Testing
+
+/// Against a server that misbehaves, the tool neither hangs nor crashes: it exits with the
+/// right code and one `error:` line, in bounded time and memory.
+@Suite(.timeLimit(.minutes(3)))
+struct MisbehavingServerTests {
+    /// The most resident memory a failing run may reach (a literal of 99 GB was announced).
+    static let memoryBoundKiB = 256 * 1024
+
+    func expectOneError(
+        _ result: ToolResult, _ status: Int32, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+        #expect(!result.timedOut, sourceLocation: sourceLocation)
+        #expect(result.errorLines.count == 1, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.standardError.hasPrefix("error: "), "\(result)", sourceLocation: sourceLocation)
+        #expect(result.maximumResidentKiB < Self.memoryBoundKiB, "\(result.maximumResidentKiB) KiB", sourceLocation: sourceLocation)
+    }
+
+    @Test func aStalledCommandTimesOutWith75() async throws {
+        let account = try await MockAccount.start(faults: [FaultRule(trigger: .command("UID SORT"), fault: .stall)])
+        defer { Task { await account.stop() } }
+        let started = ContinuousClock.now
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["--timeout", "1", "search", "from:luna"], environment: account.environment,
+            timeout: .seconds(60))
+        expectOneError(result, 75)
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test func aConnectionDroppedMidLiteralExits75() async throws {
+        let account = try await MockAccount.start(faults: [FaultRule(trigger: .command("UID FETCH"), fault: .closeInLiteral)])
+        defer { Task { await account.stop() } }
+        let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").last)
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["--timeout", "5", "show", "\(uid)"], environment: account.environment)
+        expectOneError(result, 75)
+    }
+
+    @Test func byeInTheMiddleOfASearchExits75() async throws {
+        let account = try await MockAccount.start(
+            faults: [FaultRule(trigger: .command("UID SORT"), fault: .respond(.bye, text: "server shutting down"))])
+        defer { Task { await account.stop() } }
+        let result = try await ToolProcess.run(account.plainArguments + ["search", "x"], environment: account.environment)
+        expectOneError(result, 75)
+        #expect(result.standardError.contains("server shutting down"), "\(result)")
+    }
+
+    @Test func aDroppedConnectionIsRetriedOnce() async throws {
+        // Only the first search breaks: the command reconnects, searches again and succeeds.
+        let account = try await MockAccount.start(
+            faults: [FaultRule(trigger: .command("UID SORT", occurrence: 1), fault: .closeAfter(bytes: 0))])
+        defer { Task { await account.stop() } }
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["search", "--json", "from:luna"], environment: account.environment)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.count == 1)
+    }
+
+    @Test(arguments: ["enormous literal", "endless line", "not IMAP"])
+    func garbageMidCommandExits75(kind: String) async throws {
+        let misbehaviour: ScriptedServer.Misbehaviour =
+            kind == "enormous literal" ? .enormousLiteral : kind == "endless line" ? .endlessLine : .notIMAP
+        let server = try ScriptedServer(misbehaviour)
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        let result = try await ToolProcess.run(
+            [
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
+                "--timeout", "5", "list",
+            ], environment: ToolEnvironment.make(directory, password: "pw"), timeout: .seconds(90))
+        expectOneError(result, 75)
+    }
+
+    @Test(arguments: [
+        ("SSH-2.0-OpenSSH_9.6\r\n", "is this an IMAP port?"),
+        ("* BYE too many connections from your address\r\n", "too many connections from your address"),
+    ])
+    func aServerThatIsNotIMAPOrRefusesExits69(greeting: String, message: String) async throws {
+        let server = try ScriptedServer(.greeting(Array(greeting.utf8)))
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        let result = try await ToolProcess.run(
+            [
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
+                "--timeout", "5", "list",
+            ], environment: ToolEnvironment.make(directory, password: "pw"))
+        expectOneError(result, 69)
+        #expect(result.standardError.contains(message), "\(result)")
+    }
+
+    @Test func aSilentServerTimesOut() async throws {
+        let server = try ScriptedServer(.greeting([]))
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        let result = try await ToolProcess.run(
+            [
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
+                "--timeout", "1", "list",
+            ], environment: ToolEnvironment.make(directory, password: "pw"), timeout: .seconds(30))
+        expectOneError(result, 75)
+    }
+
+    @Test func implicitTLSToAPlainTextServerFailsTLSWith69() async throws {
+        let server = try ScriptedServer(.greeting(Array("* OK hello\r\n".utf8)))
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        let result = try await ToolProcess.run(
+            ["--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--timeout", "5", "list"],
+            environment: ToolEnvironment.make(directory, password: "pw"))
+        expectOneError(result, 69)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import MockIMAPServer
+import Testing
+
+/// Where the password comes from (never the command line) and where it never goes: not in any
+/// output, JSON, error or `--debug` trace.
+@Suite(.timeLimit(.minutes(3)))
+struct SecretTests {
+    @Test func thePasswordNeverAppearsInAnyOutput() async throws {
+        let account = try await MockAccount.start(
+            faults: [FaultRule(trigger: .command("UID STORE"), fault: .respond(.no, text: "read-only today"))])
+        defer { Task { await account.stop() } }
+        let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").first)
+        var outputs: [ToolResult] = []
+        for transport in [account.tlsArguments, account.plainArguments] {
+            for command in [
+                ["search", "--json", "from:luna"], ["search", "is:unread"], ["list", "--json", "-n", "5"],
+                ["show", "--json", "\(uid)"], ["show", "\(uid)"], ["mailboxes", "--json"], ["pin", "\(uid)"],
+                ["history"], ["suggest", "from:"],
+            ] {
+                let result = try await ToolProcess.run(transport + ["--debug"] + command, environment: account.environment)
+                outputs.append(result)
+            }
+        }
+        // The trace is there, with the login redacted.
+        #expect(outputs[0].status == 0, "\(outputs[0])")
+        #expect(outputs[0].standardError.contains("debug: C: "), "\(outputs[0])")
+        #expect(outputs.contains { $0.standardError.contains("AUTHENTICATE PLAIN ***") || $0.standardError.contains("LOGIN ***") })
+        #expect(outputs.contains { $0.status == 75 })
+        for result in outputs {
+            #expect(!result.standardOutput.contains(account.password), "\(result)")
+            #expect(!result.standardError.contains(account.password), "\(result)")
+        }
+        // Nor does the SASL PLAIN token that carries it.
+        let token = Data("\0\(MockAccount.user)\0\(account.password)".utf8).base64EncodedString()
+        #expect(!outputs.contains { $0.standardError.contains(token) || $0.standardOutput.contains(token) })
+    }
+
+    @Test func aWrongPasswordIsNotEchoedEither() async throws {
+        let account = try await MockAccount.start(demo: false)
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = "Wrong-Secret-123"
+        let result = try await ToolProcess.run(account.plainArguments + ["--debug", "list"], environment: environment)
+        #expect(result.status == 77)
+        #expect(!result.standardError.contains("Wrong-Secret-123"))
+        #expect(result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }.count == 1)
+    }
+
+    @Test func passwordCommandGivesItsFirstLine() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = nil
+        let command = "printf '%s\\nsecond line\\n' '\(account.password)'"
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["--password-command", command, "search", "--json", "from:luna"],
+            environment: environment)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.count == 1)
+
+        let failing = try await ToolProcess.run(
+            account.tlsArguments + ["--password-command", "exit 3", "list"], environment: environment)
+        #expect(failing.status == 1)
+        #expect(
+            failing.errorLines == [
+                "error: the password command \"exit 3\" failed (exit status 3); run it in a shell to see why"
+            ])
+        let silent = try await ToolProcess.run(
+            account.tlsArguments + ["--password-command", "true", "list"], environment: environment)
+        #expect(silent.status == 1)
+        #expect(silent.standardError.hasPrefix("error: the password command \"true\" printed nothing"))
+    }
+
+    @Test func withoutAPasswordSourceAndNoTerminalItSaysWhatToDo() async throws {
+        let account = try await MockAccount.start(demo: false)
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = nil
+        let result = try await ToolProcess.run(account.tlsArguments + ["list"], environment: environment)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1)
+        #expect(result.standardError.hasPrefix("error: no password for alice on 127.0.0.1: set MAILSEARCH_PASSWORD"))
+    }
+
+    @Test func configFileAccountsWithFlagsOverridingThem() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let config = account.directory.appendingPathComponent("config/mailsearch")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let json = """
+            { "defaultAccount": "work",
+              "accounts": {
+                "work": { "host": "127.0.0.1", "port": \(account.tlsPort), "user": "alice",
+                          "caFile": "\(account.certificatePath)",
+                          "passwordCommand": "printf %s '\(account.password)'", "pinFlag": "\\\\Flagged" },
+                "archive": { "host": "127.0.0.1", "port": \(account.tlsPort), "user": "alice",
+                             "caFile": "\(account.certificatePath)", "mailbox": "Archive",
+                             "passwordCommand": "printf %s '\(account.password)'" } } }
+            """
+        try Data(json.utf8).write(to: config.appendingPathComponent("config.json"))
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = nil
+        let archiveCount = account.server.store.uids(user: MockAccount.user, mailbox: "Archive").count
+        let inboxCount = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
+
+        let byDefault = try await ToolProcess.run(["list", "--json", "-n", "1000"], environment: environment)
+        #expect(byDefault.status == 0, "\(byDefault)")
+        #expect(byDefault.lines.count == inboxCount)
+        let named = try await ToolProcess.run(["--account", "archive", "list", "--json", "-n", "1000"], environment: environment)
+        #expect(named.lines.count == archiveCount, "\(named)")
+        let overridden = try await ToolProcess.run(
+            ["--account", "archive", "list", "--json", "-n", "1000", "--mailbox", "INBOX"], environment: environment)
+        #expect(overridden.lines.count == inboxCount, "\(overridden)")
+        let unknown = try await ToolProcess.run(["--account", "home", "list"], environment: environment)
+        #expect(unknown.status == 64)
+        #expect(unknown.errorLines.count == 1)
+        #expect(unknown.standardError.contains("there is no account \"home\" in "), "\(unknown)")
+        #expect(unknown.standardError.contains("(it has: archive, work)"))
+
+        try Data(#"{"accounts":{"work":{"hots":"x","password":"p"}}}"#.utf8).write(
+            to: config.appendingPathComponent("config.json"))
+        let misspelt = try await ToolProcess.run(["--account", "work", "list"], environment: environment)
+        #expect(misspelt.status == 1)
+        #expect(misspelt.errorLines.count == 1)
+        #expect(
+            misspelt.standardError.contains("unknown key \"hots\" in the account \"work\"; did you mean \"host\"?")
+                || misspelt.standardError.contains("has a password; keep it in a password manager"), "\(misspelt)")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MockIMAPServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `mailsearch watch` sees what another connection changes, survives a dropped connection, and
+/// ends cleanly (LOGOUT, exit 0) on Ctrl-C.
+@Suite(.timeLimit(.minutes(3)))
+struct WatchTests {
+    /// An unread message of the account's INBOX, made unread for the test.
+    func unreadMessage(_ account: MockAccount) throws -> UInt32 {
+        let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").dropFirst(3).first)
+        try account.server.store.setFlags([], user: MockAccount.user, mailbox: "INBOX", uid: uid)
+        return uid
+    }
+
+    /// Marks `uid` read and pinned over another IMAP connection.
+    func changeElsewhere(_ account: MockAccount, _ uid: UInt32) async throws {
+        let session = try await account.otherConnection()
+        try await session.select("INBOX")
+        try await session.store(SequenceSet(numbers: [uid]), .add, [.seen, .flagged])
+        await session.logout()
+    }
+
+    @Test func printsChangesMadeByAnotherConnectionAndStopsOnControlC() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let uid = try unreadMessage(account)
+        let watch = try ToolProcess.start(account.tlsArguments + ["watch"], environment: account.environment)
+        let banner = await watch.waitForLine { $0.hasPrefix("Watching INBOX on 127.0.0.1 (") }
+        #expect(banner != nil, "\(watch.outputLines)")
+
+        try await changeElsewhere(account, uid)
+        let changed = await watch.waitForLine { $0.hasPrefix("changed: UID \(uid) ") }
+        #expect(changed == "changed: UID \(uid) is read, pinned (\\Seen \\Flagged)")
+
+        let bytes = Array(
+            "From: Minerva McGonagall <minerva@hogwarts.example>\r\nTo: alice@example.com\r\nSubject: Transfiguration\r\nDate: Fri, 15 Mar 2024 10:00:00 +0000\r\n\r\nHomework due Monday.\r\n"
+                .utf8)
+        let newUID = try account.server.store.append(bytes, user: MockAccount.user, mailbox: "INBOX")
+        let arrived = await watch.waitForLine { $0.hasPrefix("new: ") }
+        #expect(arrived?.contains("\(newUID)  2024-03-15  Minerva McGonagall") == true, "\(String(describing: arrived))")
+        #expect(arrived?.contains("Transfiguration  Homework due Monday.") == true)
+
+        try account.server.store.expunge(user: MockAccount.user, mailbox: "INBOX", uids: [newUID])
+        #expect(await watch.waitForLine { $0 == "expunged: UID \(newUID)" } != nil, "\(watch.outputLines)")
+
+        watch.send(SIGINT)
+        let result = await watch.finished()
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.timedOut)
+        #expect(result.standardError.isEmpty, "\(result)")
+        // The session logged out: the server saw LOGOUT.
+        let watchSession = try #require(account.server.sessions.first)
+        #expect(watchSession.transcript.contains { $0.direction == .client && $0.text.hasSuffix(" LOGOUT") })
+    }
+
+    @Test func jsonEventsAndAReconnectAfterTheServerSaysBye() async throws {
+        let account = try await MockAccount.start(
+            faults: [FaultRule(trigger: .command("IDLE", occurrence: 1), fault: .respond(.bye, text: "restarting"))])
+        defer { Task { await account.stop() } }
+        let uid = try unreadMessage(account)
+        let watch = try ToolProcess.start(account.plainArguments + ["watch", "--json"], environment: account.environment)
+        #expect(await watch.waitForLine { $0.hasPrefix(#"{"event":"watching","mailbox":"INBOX","messages":"#) } != nil)
+        #expect(await watch.waitForLine { $0.hasPrefix(#"{"event":"connectionLost""#) } != nil, "\(watch.outputLines)")
+        #expect(await watch.waitForLine { $0 == #"{"event":"connectionRestored"}"# } != nil, "\(watch.outputLines)")
+
+        try await changeElsewhere(account, uid)
+        let changed = await watch.waitForLine { $0.contains(#""event":"flags","uid":\#(uid),"#) }
+        #expect(
+            changed
+                == #"{"event":"flags","uid":\#(uid),"mailbox":"INBOX","read":true,"pinned":true,"flags":["\\Seen","\\Flagged"]}"#,
+            "\(watch.outputLines)")
+
+        watch.send(SIGINT)
+        let result = await watch.finished()
+        #expect(result.status == 0, "\(result)")
+    }
+}
