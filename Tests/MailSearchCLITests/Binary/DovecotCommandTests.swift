@@ -17,7 +17,8 @@ struct DovecotCommandTests {
     static let messageCount = 60
     static let user = "erin"
     private static let starter = Mutex<Task<DovecotProcess, any Error>?>(nil)
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-cli-dovecot-\(UUID())")
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "mailsearch-cli-dovecot-\(UUID())")
 
     static func dovecot() async throws -> DovecotProcess {
         let task = starter.withLock { task -> Task<DovecotProcess, any Error> in
@@ -100,7 +101,8 @@ struct DovecotCommandTests {
             let uids = try found.lines.map { try jsonObject($0)["uid"] as? Int ?? 0 }
             #expect(uids == uids.sorted(by: >))
             let rows = try await ToolProcess.run(
-                Self.arguments(dovecot, starttls: starttls) + ["search", "from:\(address)"], environment: Self.environment)
+                Self.arguments(dovecot, starttls: starttls) + ["search", "from:\(address)"],
+                environment: Self.environment)
             #expect(rows.lines.count == expected.count)
             #expect(rows.lines.allSatisfy { $0.contains("  ") && !$0.contains("\u{1B}") })
         }
@@ -118,11 +120,14 @@ struct DovecotCommandTests {
         let read = try await ToolProcess.run(base + ["read", "21", "23"], environment: Self.environment)
         #expect(read.standardOutput == "Marked 2 messages read: 21,23\n", "\(read)")
         var flags = try await Self.flagsReadBack(dovecot, uids)
-        #expect(flags[21]?.contains(.seen) == true && flags[22]?.contains(.seen) == false && flags[23]?.contains(.seen) == true)
+        #expect(
+            flags[21]?.contains(.seen) == true && flags[22]?.contains(.seen) == false
+                && flags[23]?.contains(.seen) == true)
         #expect(try await ToolProcess.run(base + ["pin", "22"], environment: Self.environment).status == 0)
         flags = try await Self.flagsReadBack(dovecot, uids)
         #expect(flags[22]?.contains(.flagged) == true)
-        let pinned = try await ToolProcess.run(base + ["search", "--json", "is:pinned", "uid:22"], environment: Self.environment)
+        let pinned = try await ToolProcess.run(
+            base + ["search", "--json", "is:pinned", "uid:22"], environment: Self.environment)
         #expect(pinned.lines.count == 1)
         #expect(try await ToolProcess.run(base + ["unpin", "22"], environment: Self.environment).status == 0)
         flags = try await Self.flagsReadBack(dovecot, uids)
@@ -130,7 +135,8 @@ struct DovecotCommandTests {
         // Put them back.
         for uid in uids {
             let wasRead = original[uid]?.contains(.seen) == true
-            _ = try await ToolProcess.run(base + [wasRead ? "read" : "unread", "\(uid)"], environment: Self.environment)
+            _ = try await ToolProcess.run(
+                base + [wasRead ? "read" : "unread", "\(uid)"], environment: Self.environment)
             if original[uid]?.contains(.flagged) == true {
                 _ = try await ToolProcess.run(base + ["pin", "\(uid)"], environment: Self.environment)
             }
@@ -166,11 +172,14 @@ struct DovecotCommandTests {
             Self.arguments(dovecot) + ["--mailbox", "Nope", "list"], environment: Self.environment)
         #expect(missing.status == 75, "\(missing)")
         #expect(missing.errorLines.count == 1)
-        let badQuery = try await ToolProcess.run(Self.arguments(dovecot) + ["search", "(a"], environment: Self.environment)
+        let badQuery = try await ToolProcess.run(
+            Self.arguments(dovecot) + ["search", "(a"], environment: Self.environment)
         #expect(badQuery.status == 65)
-        let usage = try await ToolProcess.run(Self.arguments(dovecot) + ["list", "--limit"], environment: Self.environment)
+        let usage = try await ToolProcess.run(
+            Self.arguments(dovecot) + ["list", "--limit"], environment: Self.environment)
         #expect(usage.status == 64)
-        let mailboxes = try await ToolProcess.run(Self.arguments(dovecot) + ["mailboxes"], environment: Self.environment)
+        let mailboxes = try await ToolProcess.run(
+            Self.arguments(dovecot) + ["mailboxes"], environment: Self.environment)
         #expect(mailboxes.status == 0, "\(mailboxes)")
         #expect(mailboxes.lines.contains { $0.hasPrefix("INBOX") && $0.contains("\(Self.messageCount) messages") })
     }

@@ -117,7 +117,7 @@ struct ExitCodeTests {
         defer { Task { await account.stop() } }
         let result = try await ToolProcess.run(
             [
-                "--host", "127.0.0.1", "--port", "\(account.plainPort)", "--user", MockAccount.user, "--timeout", "5",
+                "--host", "127.0.0.1", "--port", "\(account.plainPort)", "--user", MockAccount.user, "--timeout", "30",
                 "list",
             ],
             environment: account.environment)

@@ -17,7 +17,9 @@ struct MisbehavingServerTests {
         #expect(!result.timedOut, sourceLocation: sourceLocation)
         #expect(result.errorLines.count == 1, "\(result)", sourceLocation: sourceLocation)
         #expect(result.standardError.hasPrefix("error: "), "\(result)", sourceLocation: sourceLocation)
-        #expect(result.maximumResidentKiB < Self.memoryBoundKiB, "\(result.maximumResidentKiB) KiB", sourceLocation: sourceLocation)
+        #expect(
+            result.maximumResidentKiB < Self.memoryBoundKiB, "\(result.maximumResidentKiB) KiB",
+            sourceLocation: sourceLocation)
     }
 
     @Test func aStalledCommandTimesOutWith75() async throws {
@@ -32,11 +34,13 @@ struct MisbehavingServerTests {
     }
 
     @Test func aConnectionDroppedMidLiteralExits75() async throws {
-        let account = try await MockAccount.start(faults: [FaultRule(trigger: .command("UID FETCH"), fault: .closeInLiteral)])
+        let account = try await MockAccount.start(faults: [
+            FaultRule(trigger: .command("UID FETCH"), fault: .closeInLiteral)
+        ])
         defer { Task { await account.stop() } }
         let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").last)
         let result = try await ToolProcess.run(
-            account.tlsArguments + ["--timeout", "5", "show", "\(uid)"], environment: account.environment)
+            account.tlsArguments + ["--timeout", "30", "show", "\(uid)"], environment: account.environment)
         expectOneError(result, 75)
     }
 
@@ -44,7 +48,8 @@ struct MisbehavingServerTests {
         let account = try await MockAccount.start(
             faults: [FaultRule(trigger: .command("UID SORT"), fault: .respond(.bye, text: "server shutting down"))])
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(account.plainArguments + ["search", "x"], environment: account.environment)
+        let result = try await ToolProcess.run(
+            account.plainArguments + ["search", "x"], environment: account.environment)
         expectOneError(result, 75)
         #expect(result.standardError.contains("server shutting down"), "\(result)")
     }
@@ -69,8 +74,9 @@ struct MisbehavingServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
         let result = try await ToolProcess.run(
             [
-                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
-                "--timeout", "5", "list",
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
+                "--insecure-plaintext",
+                "--timeout", "30", "list",
             ], environment: ToolEnvironment.make(directory, password: "pw"), timeout: .seconds(90))
         expectOneError(result, 75)
     }
@@ -85,8 +91,9 @@ struct MisbehavingServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
         let result = try await ToolProcess.run(
             [
-                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
-                "--timeout", "5", "list",
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
+                "--insecure-plaintext",
+                "--timeout", "30", "list",
             ], environment: ToolEnvironment.make(directory, password: "pw"))
         expectOneError(result, 69)
         #expect(result.standardError.contains(message), "\(result)")
@@ -98,7 +105,8 @@ struct MisbehavingServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
         let result = try await ToolProcess.run(
             [
-                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none", "--insecure-plaintext",
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
+                "--insecure-plaintext",
                 "--timeout", "1", "list",
             ], environment: ToolEnvironment.make(directory, password: "pw"), timeout: .seconds(30))
         expectOneError(result, 75)
@@ -109,7 +117,7 @@ struct MisbehavingServerTests {
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
         let result = try await ToolProcess.run(
-            ["--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--timeout", "5", "list"],
+            ["--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--timeout", "30", "list"],
             environment: ToolEnvironment.make(directory, password: "pw"))
         expectOneError(result, 69)
     }

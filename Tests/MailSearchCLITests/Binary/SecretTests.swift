@@ -18,14 +18,18 @@ struct SecretTests {
                 ["show", "--json", "\(uid)"], ["show", "\(uid)"], ["mailboxes", "--json"], ["pin", "\(uid)"],
                 ["history"], ["suggest", "from:"],
             ] {
-                let result = try await ToolProcess.run(transport + ["--debug"] + command, environment: account.environment)
+                let result = try await ToolProcess.run(
+                    transport + ["--debug"] + command, environment: account.environment)
                 outputs.append(result)
             }
         }
         // The trace is there, with the login redacted.
         #expect(outputs[0].status == 0, "\(outputs[0])")
         #expect(outputs[0].standardError.contains("debug: C: "), "\(outputs[0])")
-        #expect(outputs.contains { $0.standardError.contains("AUTHENTICATE PLAIN ***") || $0.standardError.contains("LOGIN ***") })
+        #expect(
+            outputs.contains {
+                $0.standardError.contains("AUTHENTICATE PLAIN ***") || $0.standardError.contains("LOGIN ***")
+            })
         #expect(outputs.contains { $0.status == 75 })
         for result in outputs {
             #expect(!result.standardOutput.contains(account.password), "\(result)")
@@ -107,7 +111,8 @@ struct SecretTests {
         let byDefault = try await ToolProcess.run(["list", "--json", "-n", "1000"], environment: environment)
         #expect(byDefault.status == 0, "\(byDefault)")
         #expect(byDefault.lines.count == inboxCount)
-        let named = try await ToolProcess.run(["--account", "archive", "list", "--json", "-n", "1000"], environment: environment)
+        let named = try await ToolProcess.run(
+            ["--account", "archive", "list", "--json", "-n", "1000"], environment: environment)
         #expect(named.lines.count == archiveCount, "\(named)")
         let overridden = try await ToolProcess.run(
             ["--account", "archive", "list", "--json", "-n", "1000", "--mailbox", "INBOX"], environment: environment)

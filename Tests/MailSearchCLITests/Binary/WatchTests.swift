@@ -44,7 +44,8 @@ struct WatchTests {
                 .utf8)
         let newUID = try account.server.store.append(bytes, user: MockAccount.user, mailbox: "INBOX")
         let arrived = await watch.waitForLine { $0.hasPrefix("new: ") }
-        #expect(arrived?.contains("\(newUID)  2024-03-15  Minerva McGonagall") == true, "\(String(describing: arrived))")
+        #expect(
+            arrived?.contains("\(newUID)  2024-03-15  Minerva McGonagall") == true, "\(String(describing: arrived))")
         #expect(arrived?.contains("Transfiguration  Homework due Monday.") == true)
 
         try account.server.store.expunge(user: MockAccount.user, mailbox: "INBOX", uids: [newUID])
@@ -65,7 +66,8 @@ struct WatchTests {
             faults: [FaultRule(trigger: .command("IDLE", occurrence: 1), fault: .respond(.bye, text: "restarting"))])
         defer { Task { await account.stop() } }
         let uid = try unreadMessage(account)
-        let watch = try ToolProcess.start(account.plainArguments + ["watch", "--json"], environment: account.environment)
+        let watch = try ToolProcess.start(
+            account.plainArguments + ["watch", "--json"], environment: account.environment)
         #expect(await watch.waitForLine { $0.hasPrefix(#"{"event":"watching","mailbox":"INBOX","messages":"#) } != nil)
         #expect(await watch.waitForLine { $0.hasPrefix(#"{"event":"connectionLost""#) } != nil, "\(watch.outputLines)")
         #expect(await watch.waitForLine { $0 == #"{"event":"connectionRestored"}"# } != nil, "\(watch.outputLines)")

@@ -66,7 +66,9 @@ final class ScriptedServer: Sendable {
                 guard words.count >= 2 else { continue }
                 let tag = words[0]
                 var command = words[1].uppercased()
-                if command == "UID", words.count > 2 { command += " " + (words[2].split(separator: " ").first ?? "").uppercased() }
+                if command == "UID", words.count > 2 {
+                    command += " " + (words[2].split(separator: " ").first ?? "").uppercased()
+                }
                 switch command {
                 case "CAPABILITY":
                     try await connection.write(Array("* CAPABILITY IMAP4rev1\r\n\(tag) OK done\r\n".utf8))
