@@ -68,9 +68,11 @@ final class ToolProcess: Sendable {
     }
 
     /// Starts `arguments`; read its output as it comes with `waitForLine`.
+    /// `terminals` names the descriptors (1, 2) that get a pseudo-terminal instead of a pipe, so
+    /// the tool sees a person's terminal there (a pty turns "\n" into "\r\n").
     static func start(
         _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
-        timeout: Duration = .seconds(90)
+        timeout: Duration = .seconds(90), terminals: Set<Int32> = []
     ) throws -> ToolProcess {
         let executable = try executable
         var outputPipe: [Int32] = [0, 0]
@@ -78,6 +80,16 @@ final class ToolProcess: Sendable {
         var inputPipe: [Int32] = [0, 0]
         guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0, pipe(&inputPipe) == 0 else {
             throw ExecutableTests.SetupError("pipe failed")
+        }
+        for descriptor in terminals {
+            let (master, slave) = try pseudoTerminal()
+            if descriptor == 1 {
+                [outputPipe[0], outputPipe[1]].forEach { close($0) }
+                outputPipe = [master, slave]
+            } else {
+                [errorPipe[0], errorPipe[1]].forEach { close($0) }
+                errorPipe = [master, slave]
+            }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -137,6 +149,23 @@ final class ToolProcess: Sendable {
 
     private init(pid: pid_t) { self.pid = pid }
 
+    /// A pseudo-terminal: the side the test reads, and the side the child writes.
+    private static func pseudoTerminal() throws -> (Int32, Int32) {
+        // Linux: /dev/ptmx, unlocked with TIOCSPTLCK, its number from TIOCGPTN (Glibc does not
+        // import posix_openpt and friends).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0,
+            ioctl(master, UInt(0x8004_5430), &number) == 0
+        else {
+            throw ExecutableTests.SetupError("cannot open a pseudo-terminal")
+        }
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw ExecutableTests.SetupError("cannot open /dev/pts/\(number)") }
+        return (master, slave)
+    }
+
     /// Reads both pipes until they close or the deadline passes (then kills the process), then
     /// reaps it.
     private func pump(output: Int32, errors: Int32, timeout: Duration) {
@@ -167,6 +196,7 @@ final class ToolProcess: Sendable {
                     }
                     wake.forEach { $0.resume() }
                 } else if count == 0 || errno != EINTR {
+                    // A pseudo-terminal reports EIO once the child has closed its side.
                     close(open[index])
                     open[index] = -1
                 }
