@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Whole-process speed of the mailsearch CLI beside its peers, in one run, against a throwaway
+# Dovecot holding N generated messages (default 20,000):
+#
+#   1. one page of a sender's mail: `mailsearch search --json --limit 50 from:<name>` beside
+#      imapfilter (Debian's scripted search-and-flag tool: a server-side FROM search, then the 50
+#      newest subjects) and the same with Python's imaplib;
+#   2. `mailsearch list --limit N --json` beside a raw read of the same UID FETCH (Python, TLS,
+#      bytes read to the tagged OK, nothing parsed).
+#
+#   Benchmarks/cli/compare.sh [--messages N] [--rounds R]
+#
+# Everything talks to Dovecot over loopback TLS (IMAPS) with its self-signed certificate trusted.
+# Needs: dovecot-imapd, imapfilter, python3 (apt-get install dovecot-imapd imapfilter python3).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+MESSAGES=20000
+ROUNDS=5
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --messages) MESSAGES=$2; shift 2 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
+        *) echo "usage: $0 [--messages N] [--rounds R]" >&2; exit 64 ;;
+    esac
+done
+command -v imapfilter >/dev/null || { echo "error: imapfilter is not installed (apt-get install imapfilter)" >&2; exit 69; }
+
+swift build -c release --product mailsearch >&2
+MAILSEARCH=$(swift build -c release --show-bin-path)/mailsearch
+
+WORK=$(mktemp -d /tmp/mailsearch-cli-bench.XXXXXX)
+DOVECOT_DIR=
+cleanup() {
+    [[ -n $DOVECOT_DIR ]] && scripts/dovecot.sh stop "$DOVECOT_DIR" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "generating $MESSAGES messages ..." >&2
+python3 scripts/generate-maildir.py --out "$WORK/alice" --count "$MESSAGES" --seed 1 --manifest "$WORK/manifest.json" >&2
+eval "$(scripts/dovecot.sh start --users alice:secret --maildir-from alice="$WORK/alice")"
+scripts/dovecot.sh index "$DOVECOT_DIR" alice >/dev/null
+
+# The sender with the most messages (its first name, as a person types it).
+NAME=$(python3 - "$WORK/manifest.json" <<'PY'
+import collections, json, re, sys
+manifest = json.load(open(sys.argv[1]))
+messages = manifest["messages"] if isinstance(manifest, dict) else manifest
+counts = collections.Counter()
+for message in messages:
+    sender = message.get("from") or ""
+    match = re.search(r"<([^@>]+)@", sender) or re.search(r"([^@\s]+)@", sender)
+    if match:
+        counts[match.group(1)] += 1
+print(counts.most_common(1)[0][0])
+PY
+)
+echo "sender: $NAME (Dovecot on imaps $DOVECOT_IMAPS_PORT)" >&2
+
+export MAILSEARCH_PASSWORD=secret XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+ACCOUNT=(--host localhost --port "$DOVECOT_IMAPS_PORT" --user alice --ca-file "$DOVECOT_CA")
+
+cat > "$WORK/imapfilter.lua" <<LUA
+options.timeout = 60
+options.info = false
+account = IMAP {
+    server = 'localhost', port = $DOVECOT_IMAPS_PORT, username = 'alice', password = 'secret', ssl = 'auto'
+}
+local found = account.INBOX:contain_from('$NAME')
+local uids = {}
+for _, message in ipairs(found) do table.insert(uids, message) end
+table.sort(uids, function(a, b) return a[2] > b[2] end)
+local page = {}
+for index = 1, math.min(50, #uids) do page[index] = uids[index] end
+for _, message in ipairs(page) do
+    local mailbox, uid = table.unpack(message)
+    print(uid, mailbox[uid]:fetch_field('subject'))
+end
+LUA
+
+cat > "$WORK/imaplib_search.py" <<PY
+import imaplib, ssl
+context = ssl.create_default_context(cafile="$DOVECOT_CA")
+imap = imaplib.IMAP4_SSL("localhost", $DOVECOT_IMAPS_PORT, ssl_context=context)
+imap.login("alice", "secret")
+imap.select("INBOX")
+status, data = imap.uid("SEARCH", None, "FROM", '"$NAME"')
+uids = sorted((int(u) for u in data[0].split()), reverse=True)[:50]
+if uids:
+    status, data = imap.uid("FETCH", ",".join(map(str, uids)), "(BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+    for item in data:
+        if isinstance(item, tuple):
+            print(item[1].decode(errors="replace").strip())
+imap.logout()
+PY
+
+# The exact UID FETCH items the tool sends for a listing, from its own trace.
+ITEMS=$("$MAILSEARCH" "${ACCOUNT[@]}" --debug list --limit 1 --json 2>&1 >/dev/null \
+    | sed -n 's/.*C: [A-Z0-9]* UID FETCH [0-9:,]* \((.*)\)\\r\\n$/\1/p' | head -1)
+cat > "$WORK/raw_read.py" <<PY
+import socket, ssl
+context = ssl.create_default_context(cafile="$DOVECOT_CA")
+connection = context.wrap_socket(socket.create_connection(("localhost", $DOVECOT_IMAPS_PORT)), server_hostname="localhost")
+def until(marker):
+    data = b""
+    while not data.endswith(marker):
+        chunk = connection.recv(1 << 20)
+        if not chunk:
+            raise SystemExit("connection closed")
+        data += chunk
+        if marker in data[-(len(marker) + 64):] and data.rstrip(b"\r\n").split(b"\r\n")[-1].startswith(marker.split(b" ")[0]):
+            break
+    return data
+connection.recv(4096)
+connection.sendall(b"a LOGIN alice secret\r\n"); until(b"\r\n")
+connection.sendall(b"b SELECT INBOX\r\n")
+data = b""
+while b"\r\nb OK" not in data and not data.startswith(b"b OK"):
+    data += connection.recv(1 << 16)
+connection.sendall(b"c UID FETCH 1:* $ITEMS\r\n")
+total = 0
+tail = b""
+while True:
+    chunk = connection.recv(1 << 20)
+    if not chunk:
+        break
+    total += len(chunk)
+    tail = (tail + chunk)[-4096:]
+    if b"\r\nc OK" in tail or b"\r\nc NO" in tail or b"\r\nc BAD" in tail:
+        break
+print(total)
+connection.sendall(b"d LOGOUT\r\n")
+PY
+
+# median WALL-SECONDS of ROUNDS runs of a command (after one warm-up run)
+median() {
+    "$@" >/dev/null 2>&1
+    local times=()
+    for _ in $(seq "$ROUNDS"); do
+        local start end
+        start=$(date +%s.%N)
+        "$@" >/dev/null 2>&1
+        end=$(date +%s.%N)
+        times+=("$(echo "$end - $start" | bc -l)")
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'
+}
+
+echo "checking the outputs agree ..." >&2
+"$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME" > "$WORK/mailsearch.out"
+imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua" > "$WORK/imapfilter.out" 2>&1 || { cat "$WORK/imapfilter.out" >&2; exit 1; }
+echo "mailsearch: $(wc -l < "$WORK/mailsearch.out") messages; imapfilter: $(wc -l < "$WORK/imapfilter.out") lines" >&2
+
+SEARCH=$(median "$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME")
+FILTER=$(median imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua")
+IMAPLIB=$(median python3 "$WORK/imaplib_search.py")
+LIST=$(median "$MAILSEARCH" "${ACCOUNT[@]}" list --json --limit "$MESSAGES")
+RAW=$(median python3 "$WORK/raw_read.py")
+
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+cat <<REPORT
+mailsearch CLI against Dovecot, $MESSAGES messages, loopback TLS, median of $ROUNDS whole-process runs
+
+search --json --limit 50 from:$NAME   ${SEARCH} s
+imapfilter (FROM search, 50 subjects)  ${FILTER} s   mailsearch/imapfilter = $(ratio "$SEARCH" "$FILTER")
+python imaplib (the same)              ${IMAPLIB} s   imapfilter/imaplib = $(ratio "$FILTER" "$IMAPLIB")
+list --json --limit $MESSAGES          ${LIST} s
+raw read of the same UID FETCH         ${RAW} s   mailsearch/raw = $(ratio "$LIST" "$RAW")
+REPORT
