@@ -37,15 +37,13 @@ enum EmailJSON {
 
     /// `2023-12-01T00:22:30Z`: the moment in UTC, to the second.
     static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ number: Int?, _ digits: Int) -> String {
-            let text = String(number ?? 0)
+        let time = CivilTime(date)
+        func pad(_ number: Int, _ digits: Int) -> String {
+            let text = String(number)
             return String(repeating: "0", count: max(0, digits - text.count)) + text
         }
-        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T"
-            + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))Z"
+        return "\(pad(time.year, 4))-\(pad(time.month, 2))-\(pad(time.day, 2))T"
+            + "\(pad(time.hour, 2)):\(pad(time.minute, 2)):\(pad(time.second, 2))Z"
     }
 
     /// Every email as a line.

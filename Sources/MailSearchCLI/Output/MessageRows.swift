@@ -71,16 +71,13 @@ struct MessageRows {
 
     /// `14:05` today, `Mar 5` this year, else `2023-03-05`, in `timeZone`.
     static func formatDate(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        let today = calendar.dateComponents([.year, .month, .day], from: now)
-        let (year, month, day) = (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
-        if year == today.year && month == today.month && day == today.day {
-            return twoDigits(parts.hour ?? 0) + ":" + twoDigits(parts.minute ?? 0)
+        let time = CivilTime(date, in: timeZone)
+        let today = CivilTime(now, in: timeZone)
+        if time.year == today.year && time.month == today.month && time.day == today.day {
+            return twoDigits(time.hour) + ":" + twoDigits(time.minute)
         }
-        if year == today.year { return "\(months[month - 1]) \(day)" }
-        return "\(year)-\(twoDigits(month))-\(twoDigits(day))"
+        if time.year == today.year { return "\(months[time.month - 1]) \(time.day)" }
+        return "\(time.year)-\(twoDigits(time.month))-\(twoDigits(time.day))"
     }
 
     private static func twoDigits(_ number: Int) -> String { number < 10 ? "0\(number)" : String(number) }

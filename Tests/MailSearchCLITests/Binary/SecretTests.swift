@@ -76,6 +76,22 @@ struct SecretTests {
         #expect(silent.standardError.hasPrefix("error: the password command \"true\" printed nothing"))
     }
 
+    @Test func onATerminalThePasswordIsAskedForWithoutEcho() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = nil
+        let process = try ToolProcess.start(
+            account.tlsArguments + ["search", "--json", "from:luna"], environment: environment, terminals: [0])
+        #expect(await process.waitForError(containing: "Password for alice on 127.0.0.1: "))
+        process.type(account.password + "\n")
+        let result = await process.finished()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.count == 1)
+        #expect(result.standardError == "Password for alice on 127.0.0.1: \n")
+        #expect(!process.terminalEcho.contains(account.password), "the terminal echoed \(process.terminalEcho.debugDescription)")
+    }
+
     @Test func withoutAPasswordSourceAndNoTerminalItSaysWhatToDo() async throws {
         let account = try await MockAccount.start(demo: false)
         defer { Task { await account.stop() } }

@@ -37,6 +37,8 @@ final class ToolProcess: Sendable {
     private struct State {
         var output: [UInt8] = []
         var errors: [UInt8] = []
+        /// What the terminal on standard input echoed (when it is one).
+        var echo: [UInt8] = []
         var result: ToolResult?
         var nextWaiter = 0
         /// Counts every change (output, the end), so a waiter never misses one.
@@ -45,6 +47,8 @@ final class ToolProcess: Sendable {
     }
 
     let pid: pid_t
+    /// The test's side of the terminal on standard input, or -1.
+    private let terminalInput: Int32
     private let state = Mutex(State())
 
     /// The executable, built next to the test bundle.
@@ -68,8 +72,9 @@ final class ToolProcess: Sendable {
     }
 
     /// Starts `arguments`; read its output as it comes with `waitForLine`.
-    /// `terminals` names the descriptors (1, 2) that get a pseudo-terminal instead of a pipe, so
-    /// the tool sees a person's terminal there (a pty turns "\n" into "\r\n").
+    /// `terminals` names the descriptors (0, 1, 2) that get a pseudo-terminal instead of a pipe,
+    /// so the tool sees a person's terminal there (a pty turns "\n" into "\r\n"; on 0, `type`
+    /// writes what the person types and `terminalEcho` is what the terminal shows back).
     static func start(
         _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
         timeout: Duration = .seconds(90), terminals: Set<Int32> = []
@@ -81,8 +86,13 @@ final class ToolProcess: Sendable {
         guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0, pipe(&inputPipe) == 0 else {
             throw ExecutableTests.SetupError("pipe failed")
         }
+        var terminalInput: (master: Int32, slave: Int32)?
         for descriptor in terminals {
             let (master, slave) = try pseudoTerminal()
+            if descriptor == 0 {
+                terminalInput = (master, slave)
+                continue
+            }
             if descriptor == 1 {
                 [outputPipe[0], outputPipe[1]].forEach { close($0) }
                 outputPipe = [master, slave]
@@ -94,7 +104,11 @@ final class ToolProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if input != nil {
+        if let terminalInput {
+            posix_spawn_file_actions_adddup2(&actions, terminalInput.slave, 0)
+            posix_spawn_file_actions_addclose(&actions, terminalInput.master)
+            posix_spawn_file_actions_addclose(&actions, terminalInput.slave)
+        } else if input != nil {
             posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -123,11 +137,12 @@ final class ToolProcess: Sendable {
         close(outputPipe[1])
         close(errorPipe[1])
         close(inputPipe[0])
+        if let terminalInput { close(terminalInput.slave) }
         guard spawned == 0 else {
             [outputPipe[0], errorPipe[0], inputPipe[1]].forEach { close($0) }
             throw ExecutableTests.SetupError("cannot start mailsearch: \(String(cString: strerror(spawned)))")
         }
-        let process = ToolProcess(pid: pid)
+        let process = ToolProcess(pid: pid, terminalInput: terminalInput?.master ?? -1)
         let (readOutput, readErrors, writeInput) = (outputPipe[0], errorPipe[0], inputPipe[1])
         let thread = Thread {
             if let input {
@@ -141,13 +156,39 @@ final class ToolProcess: Sendable {
                 }
             }
             close(writeInput)
-            process.pump(output: readOutput, errors: readErrors, timeout: timeout)
+            process.pump(output: readOutput, errors: readErrors, terminal: process.terminalInput, timeout: timeout)
         }
         thread.start()
         return process
     }
 
-    private init(pid: pid_t) { self.pid = pid }
+    private init(pid: pid_t, terminalInput: Int32) {
+        self.pid = pid
+        self.terminalInput = terminalInput
+    }
+
+    /// Types `text` on the terminal that is standard input.
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(terminalInput, $0.baseAddress, $0.count) }
+    }
+
+    /// What the terminal on standard input echoed so far.
+    var terminalEcho: String { state.withLock { String(decoding: $0.echo, as: UTF8.self) } }
+
+    /// Waits until standard error contains `text`, the process ends, or `timeout` passes.
+    func waitForError(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let (errors, ended, generation) = state.withLock {
+                (String(decoding: $0.errors, as: UTF8.self), $0.result != nil, $0.generation)
+            }
+            if errors.contains(text) { return true }
+            if ended { return false }
+            await waitForChange(since: generation, until: deadline)
+        }
+        return false
+    }
 
     /// A pseudo-terminal: the side the test reads, and the side the child writes.
     private static func pseudoTerminal() throws -> (Int32, Int32) {
@@ -168,9 +209,9 @@ final class ToolProcess: Sendable {
 
     /// Reads both pipes until they close or the deadline passes (then kills the process), then
     /// reaps it.
-    private func pump(output: Int32, errors: Int32, timeout: Duration) {
+    private func pump(output: Int32, errors: Int32, terminal: Int32, timeout: Duration) {
         let deadline = ContinuousClock.now + timeout
-        var open = [output, errors]
+        var open = [output, errors, terminal]
         var buffer = [UInt8](repeating: 0, count: 65536)
         var timedOut = false
         while open.contains(where: { $0 >= 0 }) {
@@ -182,14 +223,18 @@ final class ToolProcess: Sendable {
             }
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let milliseconds = Int32(min(remaining.components.seconds * 1000 + 1, 1000))
-            let ready = poll(&descriptors, 2, milliseconds)
+            let ready = poll(&descriptors, 3, milliseconds)
             if ready < 0 && errno != EINTR { break }
-            for index in 0..<2 where open[index] >= 0 && descriptors[index].revents != 0 {
+            for index in 0..<3 where open[index] >= 0 && descriptors[index].revents != 0 {
                 let count = read(open[index], &buffer, buffer.count)
                 if count > 0 {
                     let chunk = Array(buffer[0..<count])
                     let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                        if index == 0 { state.output += chunk } else { state.errors += chunk }
+                        switch index {
+                        case 0: state.output += chunk
+                        case 1: state.errors += chunk
+                        default: state.echo += chunk
+                        }
                         state.generation += 1
                         defer { state.waiters = [:] }
                         return Array(state.waiters.values)
