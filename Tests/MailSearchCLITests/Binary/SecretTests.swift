@@ -89,7 +89,9 @@ struct SecretTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.lines.count == 1)
         #expect(result.standardError == "Password for alice on 127.0.0.1: \n")
-        #expect(!process.terminalEcho.contains(account.password), "the terminal echoed \(process.terminalEcho.debugDescription)")
+        #expect(
+            !process.terminalEcho.contains(account.password),
+            "the terminal echoed \(process.terminalEcho.debugDescription)")
     }
 
     @Test func withoutAPasswordSourceAndNoTerminalItSaysWhatToDo() async throws {

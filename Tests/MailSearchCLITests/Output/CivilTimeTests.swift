@@ -28,9 +28,11 @@ import Testing
         let utc = TimeZone(identifier: "UTC")!
         #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_511_500), now: now, timeZone: utc) == "14:05")
         #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_709_640_000), now: now, timeZone: utc) == "Mar 5")
-        #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_678_017_600), now: now, timeZone: utc) == "2023-03-05")
+        #expect(
+            MessageRows.formatDate(Date(timeIntervalSince1970: 1_678_017_600), now: now, timeZone: utc) == "2023-03-05")
         // 23:30 UTC on the 14th is already the 15th in Tokyo: "today".
         let tokyo = TimeZone(identifier: "Asia/Tokyo")!
-        #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_459_000), now: now, timeZone: tokyo) == "08:30")
+        #expect(
+            MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_459_000), now: now, timeZone: tokyo) == "08:30")
     }
 }
