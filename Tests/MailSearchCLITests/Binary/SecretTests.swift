@@ -40,6 +40,24 @@ struct SecretTests {
         #expect(!outputs.contains { $0.standardError.contains(token) || $0.standardOutput.contains(token) })
     }
 
+    @Test func thePasswordIsNotInTheProcessArgumentsOrItsTrace() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let watch = try ToolProcess.start(
+            account.tlsArguments + ["--debug", "watch"], environment: account.environment)
+        #expect(await watch.waitForLine { $0.hasPrefix("Watching INBOX") } != nil)
+        let arguments = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(watch.pid)/cmdline")), as: UTF8.self)
+        #expect(arguments.contains("watch"))
+        #expect(!arguments.contains(account.password))
+        watch.send(SIGINT)
+        let result = await watch.finished()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardError.contains("debug: C: "))
+        #expect(!result.standardError.contains(account.password))
+        #expect(!result.standardOutput.contains(account.password))
+    }
+
     @Test func aWrongPasswordIsNotEchoedEither() async throws {
         let account = try await MockAccount.start(demo: false)
         defer { Task { await account.stop() } }
