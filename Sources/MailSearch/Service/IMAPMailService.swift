@@ -36,6 +36,7 @@ public actor IMAPMailService: MailService {
     /// The MODSEQ of each message as last seen (fetch, STORE answers, flag events), for UNCHANGEDSINCE.
     private var modificationSequences: [UInt32: UInt64] = [:]
     private var pump: Task<Void, Never>?
+    private var listed = false
     private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
     private let nextWatcher = Atomic<UInt64>(0)
     private var others: OtherMailboxes
@@ -77,8 +78,8 @@ public actor IMAPMailService: MailService {
         } catch {
             throw MailServiceError(error)
         }
-        // Listening for changes starts after the first listing or search, whose answer gives
-        // the session its sequence-to-UID map (no UID SEARCH ALL of its own).
+        // Listening for changes starts after the first listing or search (see
+        // startPumpIfWatched), and only when someone asked for events().
         return describe(mailbox)
     }
 
@@ -124,7 +125,8 @@ public actor IMAPMailService: MailService {
         let list = MessageList(
             ids: ids(found.uids, in: await current(description)), total: found.count, hidesDeleted: true)
         let page = try await page(of: list, offset: 0, pageSize: pageSize)
-        await startPump()
+        listed = true
+        await startPumpIfWatched()
         return page
     }
 
@@ -149,7 +151,8 @@ public actor IMAPMailService: MailService {
         }
         var page = try await page(of: list, offset: 0, pageSize: pageSize)
         page.warnings = compiled.warnings.map(\.message)
-        await startPump()
+        listed = true
+        await startPumpIfWatched()
         return page
     }
 
@@ -318,6 +321,8 @@ public actor IMAPMailService: MailService {
             of: MailServiceEvent.self, bufferingPolicy: .bufferingNewest(10_000))
         let id = nextWatcher.add(1, ordering: .relaxed).newValue
         watchers.withLock { $0[id] = continuation }
+        // Listening (IDLE) costs round trips; it starts only once someone listens.
+        Task { [weak self] in await self?.startPumpIfWatched() }
         continuation.onTermination = { [weak self] _ in
             _ = self?.watchers.withLock { $0.removeValue(forKey: id) }
         }
@@ -337,6 +342,7 @@ public actor IMAPMailService: MailService {
         }
         described = nil
         selected = nil
+        listed = false
         modificationSequences = [:]
         // A later call opens the mailbox again on a new connection.
         connection = MailboxConnection(
@@ -347,6 +353,14 @@ public actor IMAPMailService: MailService {
 
     private func broadcast(_ event: MailServiceEvent) {
         for watcher in watchers.withLock({ $0.values }) { watcher.yield(event) }
+    }
+
+    /// Starts listening for changes when someone watches and the mailbox has been listed or
+    /// searched (whose answer gives the session its sequence-to-UID map, so listening needs no
+    /// UID SEARCH ALL of its own). A one-shot caller that never asks for events pays no IDLE.
+    private func startPumpIfWatched() async {
+        guard listed, described != nil, !watchers.withLock({ $0.isEmpty }) else { return }
+        await startPump()
     }
 
     private func startPump() async {

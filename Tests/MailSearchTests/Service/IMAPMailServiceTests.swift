@@ -27,6 +27,9 @@ import Testing
         #expect(first.hasMore)
         let second = try await service.page(of: first.list, offset: 50, pageSize: 50)
         #expect(second.emails.map(\.uid) == Array((21...70).reversed()))
+        // Nobody asked for events: no IDLE between the calls.
+        let clientLines = server.sessions.flatMap(\.transcript).filter { $0.direction == .client }
+        #expect(!clientLines.contains { $0.text.hasSuffix(" IDLE") })
         let last = try await service.page(of: first.list, offset: 100, pageSize: 50)
         #expect(last.emails.map(\.uid) == Array((1...20).reversed()))
         #expect(!last.hasMore)
