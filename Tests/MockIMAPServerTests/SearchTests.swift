@@ -179,17 +179,6 @@ import Testing
         await server.stop()
     }
 
-    @Test func baseSubjects() {
-        let cases = [
-            ("Re: Team meeting", "Team meeting"), ("RE: re: Fwd: Hello", "Hello"), ("[list] Re: [other] Hi", "Hi"),
-            ("Fw: Notes (fwd)", "Notes"), ("[Fwd: Original]", "Original"), ("  Plain   subject  ", "Plain subject"),
-            ("Re:", ""), ("[only a blob]", "[only a blob]"),
-        ]
-        for (subject, base) in cases {
-            #expect(BaseSubject.extract(from: subject) == base, "\(subject)")
-        }
-    }
-
     @Test func modificationSequenceSearch() async throws {
         let server = try await startServer()
         try Fixture.seed(server)

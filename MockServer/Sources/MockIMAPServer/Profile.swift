@@ -3,7 +3,7 @@ public import IMAPCore
 /// Which capabilities the mock server announces, so that clients' fallbacks get tested
 /// (`../shared/specs/mock-server.md`, "Profiles").
 public enum Profile: String, Hashable, Sendable, CaseIterable {
-    /// Dovecot-like: LITERAL+, ID, ENABLE, IDLE, SORT, ESEARCH, CONDSTORE, UIDPLUS, MOVE, NAMESPACE,
+    /// Dovecot-like: LITERAL+, ID, ENABLE, IDLE, SORT, SORT=DISPLAY, ESEARCH, CONDSTORE, UIDPLUS, MOVE, NAMESPACE,
     /// PREVIEW, BINARY, SASL-IR, AUTH=PLAIN.
     case full
     /// The bare RFC 3501 set.
@@ -22,7 +22,8 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
             return [.imap4rev1]
         case .full:
             return [
-                .imap4rev1, .literalPlus, .saslIR, .id, .enable, .idle, .sort, .esearch, .condstore, .uidPlus, .move,
+                .imap4rev1, .literalPlus, .saslIR, .id, .enable, .idle, .sort, .sortDisplay, .esearch, .condstore,
+                .uidPlus, .move,
                 .namespace, .unselect, .preview, .within, .specialUse, .binary,
             ]
         case .gmailLike:

@@ -35,6 +35,8 @@ public struct Capability: Hashable, Sendable, CustomStringConvertible, Expressib
     public static let id: Capability = "ID"
     public static let enable: Capability = "ENABLE"
     public static let sort: Capability = "SORT"
+    /// RFC 5957: the DISPLAYFROM and DISPLAYTO sort keys.
+    public static let sortDisplay: Capability = "SORT=DISPLAY"
     public static let esearch: Capability = "ESEARCH"
     public static let condstore: Capability = "CONDSTORE"
     public static let qresync: Capability = "QRESYNC"

@@ -141,6 +141,13 @@ public struct IndexedMessage: Sendable {
         return result
     }
 
+    /// The value of the first header field called `name` (case-insensitive), unfolded and RFC
+    /// 2047 decoded; nil when absent.
+    public func firstHeaderText(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headerIndex.first { $0.name == wanted }.map { String(allHeadersText[$0.value]) }
+    }
+
     /// Whether `haystack` contains `needle`, ignoring case by Unicode simple case folding, as
     /// every SEARCH string key compares (RFC 3501 6.4.4: "case-insensitive substring"). Dovecot
     /// folds with i;unicode-casemap (RFC 5051), which also strips accents by decomposition; this

@@ -65,7 +65,9 @@ extension MailboxSession {
     ) -> Reply {
         guard let view = selected else { return .bad("no mailbox is selected") }
         if returnOptions != nil { return .bad("SORT RETURN needs ESORT, which this server does not announce") }
-        if let display = criteria.first(where: { $0.key == .displayFrom || $0.key == .displayTo }) {
+        if let display = criteria.first(where: { $0.key == .displayFrom || $0.key == .displayTo }),
+            !has(.sortDisplay)
+        {
             return .bad("\(display.key.name) needs SORT=DISPLAY, which this server does not announce")
         }
         if let refusal = charsetRefusal(charset) { return refusal }
