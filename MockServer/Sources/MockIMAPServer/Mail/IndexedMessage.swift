@@ -39,8 +39,13 @@ public struct IndexedMessage: Sendable {
     public let sentTimestamp: Int?
     /// Every header field as `name: value` lines, unfolded and RFC 2047 decoded (for TEXT).
     public let allHeadersText: String
-    /// The FROM, TO, CC and BCC header values (display names and addresses), decoded and case
-    /// folded, keyed by lowercase field name: `addressText["from"]`. Absent fields have no key.
+    /// The FROM, TO, CC and BCC address lists as SEARCH matches them (RFC 3501 6.4.4: "the
+    /// envelope structure's FROM field"), keyed by lowercase field name: `addressText["from"]`.
+    /// Each list is written out again from its parsed addresses, display names RFC 2047 decoded,
+    /// then case folded: `Grace Jones <grace@apple.com>, group: a@b.org, c@d.org;`. So a display
+    /// name and a whole `user@domain` are found alike, whatever comments, quotes or folding the
+    /// header had (`<user (comment)@ domain.org>` is `user@domain.org`), as Dovecot matches.
+    /// Absent fields have no key.
     public let addressText: [String: String]
     /// The decoded text of the body: every `text/*` part transfer decoded and converted to
     /// UTF-8, HTML reduced to its text, and the header of each encapsulated message (for BODY).
@@ -73,7 +78,8 @@ public struct IndexedMessage: Sendable {
             Self.appendDecodedValue(of: field, to: &headerBytes)
             ranges.append((name, start..<headerBytes.count))
             if name == "from" || name == "to" || name == "cc" || name == "bcc" {
-                let folded = CaseFolding.fold(String(decoding: headerBytes[start...], as: UTF8.self))
+                let folded = CaseFolding.fold(
+                    Self.addressSearchText(MailEnvelope.addresses(MIMESyntax.trimmedValue(field.rawValue))))
                 addresses[name] = addresses[name].map { $0 + "\n" + folded } ?? folded
             }
             headerBytes.append(0x0A)
@@ -118,6 +124,72 @@ public struct IndexedMessage: Sendable {
             output.append(contentsOf: EncodedWords.decode(field.value).utf8)
         }
     }
+
+    /// An ENVELOPE address list written out for SEARCH, as Dovecot writes it before matching:
+    /// `Name <mailbox@host>` (the name quoted when it is not one atom, and left as it is when it
+    /// holds an RFC 2047 word), `<mailbox@host>` without a name, `<@route:mailbox@host>`,
+    /// `group: <a@b.org>, <c@d.org>;` and `group:;`, entries joined by ", "; then RFC 2047 words
+    /// decoded. Missing parts show as the ENVELOPE shows them (`MISSING_DOMAIN`).
+    static func addressSearchText(_ addresses: [MailEnvelope.Address]) -> String {
+        var text: [UInt8] = []
+        var inGroup = false
+        var first = true
+        for address in addresses {
+            guard let host = address.host else {
+                if !inGroup {
+                    if !first { text += Array(", ".utf8) }
+                    appendPhrase(address.mailbox ?? [], to: &text)
+                    text.append(UInt8(ascii: ":"))
+                    first = true
+                } else {
+                    text.append(UInt8(ascii: ";"))
+                    first = false
+                }
+                inGroup.toggle()
+                continue
+            }
+            if !first { text += Array(", ".utf8) } else if inGroup { text.append(0x20) }
+            first = false
+            if let name = address.name, !name.isEmpty {
+                appendPhrase(name, to: &text)
+                text.append(0x20)
+            }
+            text.append(UInt8(ascii: "<"))
+            if let route = address.route {
+                text += route
+                text.append(UInt8(ascii: ":"))
+            }
+            text += address.mailbox ?? []
+            text.append(UInt8(ascii: "@"))
+            text += host
+            text.append(UInt8(ascii: ">"))
+        }
+        return EncodedWords.decode(
+            Charset.decode(text, charset: "unknown-8bit") ?? String(decoding: text, as: UTF8.self))
+    }
+
+    /// A display or group name: as it is when it is one atom or holds an RFC 2047 word, else
+    /// quoted with `"` and `\` escaped.
+    private static func appendPhrase(_ phrase: [UInt8], to text: inout [UInt8]) {
+        let hasEncodedWord = zip(phrase, phrase.dropFirst()).contains {
+            $0 == UInt8(ascii: "=") && $1 == UInt8(ascii: "?")
+        }
+        let isAtom = !phrase.isEmpty && phrase.allSatisfy { $0 >= 0x80 || atomCharacters.contains($0) }
+        guard !hasEncodedWord, !isAtom else {
+            text += phrase
+            return
+        }
+        text.append(UInt8(ascii: "\""))
+        for byte in phrase {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+            text.append(byte)
+        }
+        text.append(UInt8(ascii: "\""))
+    }
+
+    /// `atext` (RFC 5322 3.2.3).
+    private static let atomCharacters = Set(
+        Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~".utf8))
 
     /// RFC822.SIZE: the number of bytes, with CRLF line endings.
     public var size: Int { bytes.count }

@@ -4,9 +4,10 @@ import IMAPCore
 ///
 /// Text keys compare case-insensitively against the decoded text IndexedMessage built when the
 /// message was stored (RFC 2047 words decoded, transfer encodings undone, charsets converted), so
-/// a search never parses MIME. FROM, TO, CC and BCC match anywhere in the whole decoded header
-/// value (names and addresses); HEADER with an empty string tests presence; TEXT looks at the
-/// headers and the body. Dates are compared by day: BEFORE/ON/SINCE on the received date,
+/// a search never parses MIME. FROM, TO, CC and BCC match anywhere in the field's ENVELOPE
+/// addresses written out (`"Grace Jones" <grace@apple.com>`, names RFC 2047 decoded; see
+/// `IndexedMessage.addressText`), so names and whole addresses are found alike; HEADER with an
+/// empty string tests presence; TEXT looks at the headers and the body. Dates are compared by day: BEFORE/ON/SINCE on the received date,
 /// SENTBEFORE/SENTON/SENTSINCE on the Date header (the received date when there is none).
 struct SearchEvaluator {
     /// A message as this session sees it.
