@@ -122,7 +122,7 @@ struct MailboxSession: Sendable {
             // The state machine answers these itself.
             reply = .bad("\(tagged.command.name) is not a mailbox command")
         }
-        var responses = reply.untagged
+        var responses = announcingNewKeywords() + reply.untagged
         if reply.includesUpdates {
             let updates = pendingUpdates(allowingExpunge: allowsExpunge)
             responses += updates.responses
@@ -137,6 +137,21 @@ struct MailboxSession: Sendable {
     }
 
     // MARK: - Changes made by others
+
+    /// `* FLAGS` and `* OK [PERMANENTFLAGS ...]` when the selected mailbox has keywords this
+    /// session has not been told about, to go before any response that could use them: a
+    /// client must see a keyword in FLAGS before it sees it in a FETCH (RFC 3501 7.2.6: FLAGS
+    /// lists the flags that apply to the mailbox; RFC 9051 7.3.5). Keywords are only ever added
+    /// (and FETCH builds from an earlier snapshot), so a later snapshot covers every keyword the
+    /// responses can hold.
+    mutating func announcingNewKeywords() -> [Response] {
+        guard var view = selected, let record = store.snapshot(user: user, mailbox: view.name),
+            record.uidValidity == view.uidValidity, record.keywords.count != view.knownKeywordCount
+        else { return [] }
+        view.knownKeywordCount = record.keywords.count
+        selected = view
+        return flagsResponses(record, readOnly: view.isReadOnly)
+    }
 
     /// What changed in the selected mailbox since the session was last told: `* n EXPUNGE`
     /// (unless `allowingExpunge` is false), `* n FETCH (FLAGS ...)`, `* n EXISTS`, `* n RECENT`,
