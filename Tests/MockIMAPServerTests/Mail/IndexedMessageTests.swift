@@ -187,7 +187,8 @@ import Testing
         #expect(Self.message("X-Empty:\nX-Two: a\nx-two: b\n\n").headerText("x-empty") == "")
         #expect(Self.message("X-Empty:\nX-Two: a\nx-two: b\n\n").headerText("X-TWO") == "a\nb")
         #expect(message.addressText["from"] == "søren tanaka <soren@example.com>")
-        #expect(message.addressText["cc"] == "bob@example.org (bob)")
+        // The ENVELOPE's addresses written out: the trailing comment is the display name.
+        #expect(message.addressText["cc"] == "bob <bob@example.org>")
         #expect(message.addressText["bcc"] == nil)
         #expect(message.bodyText.contains("Café   au  lait"))
         #expect(message.bodyText.contains("Subject: Inner"))
