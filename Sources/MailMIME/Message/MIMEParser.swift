@@ -58,7 +58,7 @@ struct MIMEParser {
     /// message).
     mutating func parseEntity(at start: Int, isMultipartChild: Bool, inDigest: Bool, depth: Int) -> (MIMEPart, Stop?) {
         partCount += 1
-        let (header, bodyStart, headerStop) = parseHeader(at: start)
+        var (header, bodyStart, headerStop, emptyLineBeforeBoundary) = parseHeader(at: start)
         var isMIME = isMultipartChild
         var contentTypeField: MIMEHeaderField?
         var transferEncodingToken: [UInt8]?
@@ -107,6 +107,15 @@ struct MIMEParser {
             contentType = .textPlain
         }
         if depth >= Self.maximumDepth || partCount >= Self.maximumParts { kind = .single }
+        if let emptyLine = emptyLineBeforeBoundary,
+            kind != .multipart || !startsWithDashBoundary(at: bodyStart, boundary ?? [])
+        {
+            // The CRLF is the next delimiter's: no empty line ends this header, and the body is
+            // empty ("--b\r\n\r\n--b" is a part with nothing in it). A multipart's own first
+            // boundary right after its header is not such a line.
+            header = MIMEHeader(fields: header.fields, byteRange: header.byteRange.lowerBound..<emptyLine)
+            bodyStart = emptyLine
+        }
 
         var part = MIMEPart(
             header: header, kind: kind, isMIME: isMIME, contentType: contentType, transferEncoding: transferEncoding,
@@ -189,12 +198,13 @@ struct MIMEParser {
 
     // fields = *field ; field = field-name ":" unstructured CRLF ; field-name = 1*ftext
     // obs-fields: white space before the colon, folding anywhere
-    /// The header starting at `start`, where the body starts, and the boundary line that ended
-    /// the header early (a part of only header lines, or none).
+    /// The header starting at `start`, where the body starts, the boundary line that ended
+    /// the header early (a part of only header lines, or none), and where the empty line that
+    /// ended it starts when a line matching an enclosing boundary follows it.
     ///
     /// A line without a colon counts as a field with that name and an empty value, as Dovecot
     /// reads it, so a message that starts with text keeps the text in its header.
-    private func parseHeader(at start: Int) -> (MIMEHeader, Int, Stop?) {
+    private func parseHeader(at start: Int) -> (MIMEHeader, Int, Stop?, Int?) {
         var fields: [MIMEHeaderField] = []
         var position = start
         var previousLineBreak = 0
@@ -217,7 +227,7 @@ struct MIMEParser {
                 let stop = Stop(
                     boundaryIndex: match.index, lineStart: position, enclosingEnd: position, isClose: match.isClose,
                     nextLine: match.nextLine)
-                return (MIMEHeader(fields: fields, byteRange: start..<headerEnd), headerEnd, stop)
+                return (MIMEHeader(fields: fields, byteRange: start..<headerEnd), headerEnd, stop, nil)
             }
             let lineFeed = indexOfLineFeed(from: position)
             var contentEnd = lineFeed ?? endIndex
@@ -225,7 +235,13 @@ struct MIMEParser {
             let next = lineFeed.map { $0 + 1 } ?? endIndex
             if contentEnd == position, lineFeed != nil {
                 finishField()
-                return (MIMEHeader(fields: fields, byteRange: start..<next), next, nil)
+                // An empty line right before an enclosing boundary line may be the CRLF of that
+                // delimiter (RFC 2046 5.1.1) rather than the end of the header: the caller
+                // decides, once it knows whether the line is the part's own first boundary.
+                let beforeBoundary =
+                    !boundaries.isEmpty && next < endIndex && bytes[next] == UInt8(ascii: "-")
+                    && matchBoundary(at: next) != nil
+                return (MIMEHeader(fields: fields, byteRange: start..<next), next, nil, beforeBoundary ? position : nil)
             }
             let first = bytes[position]
             if first == 0x20 || first == 0x09, field != nil {
@@ -244,7 +260,7 @@ struct MIMEParser {
             position = next
         }
         finishField()
-        return (MIMEHeader(fields: fields, byteRange: start..<endIndex), endIndex, nil)
+        return (MIMEHeader(fields: fields, byteRange: start..<endIndex), endIndex, nil, nil)
     }
 
     // MARK: Scanning
@@ -274,6 +290,13 @@ struct MIMEParser {
 
     /// The boundary a line starting at `position` opens (`--boundary`), preferring the longest
     /// and then the innermost; nil when it is not a boundary line.
+    /// Whether the line at `position` starts with `--boundary`.
+    private func startsWithDashBoundary(at position: Int, _ boundary: [UInt8]) -> Bool {
+        guard !boundary.isEmpty, position + 2 + boundary.count <= endIndex else { return false }
+        return bytes[position] == UInt8(ascii: "-") && bytes[position + 1] == UInt8(ascii: "-")
+            && bytes[(position + 2)..<(position + 2 + boundary.count)].elementsEqual(boundary)
+    }
+
     private func matchBoundary(at position: Int) -> (index: Int, isClose: Bool, nextLine: Int)? {
         guard position + 1 < endIndex, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] == UInt8(ascii: "-")
         else { return nil }

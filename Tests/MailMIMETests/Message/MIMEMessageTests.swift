@@ -96,6 +96,29 @@ import Testing
         #expect(message.root.children.map(\.lineCount) == [1, 0, 1])
     }
 
+    /// The CRLF before a boundary line is the delimiter's (RFC 2046 5.1.1), also where it would
+    /// otherwise end a header: a part with nothing between its boundaries has an empty header,
+    /// and an attached message whose header runs up to the boundary has no blank line. A
+    /// multipart's own first boundary right after its header is not such a line.
+    @Test func theCRLFBeforeABoundaryIsNeverAHeadersBlankLine() {
+        let message = Self.parse(
+            "Content-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\n\r\n--XX\r\nContent-Type: message/rfc822\r\n\r\n"
+                + "Subject: inner\r\n\r\n--XX\r\nContent-Type: multipart/alternative; boundary=XXY\r\n\r\n--XXY\r\n\r\n"
+                + "alt\r\n--XXY--\r\n--XX--\r\n")
+        let (empty, attached, alternative) = (
+            message.root.children[0], message.root.children[1], message.root.children[2]
+        )
+        #expect(
+            Self.shape(message.root)
+                == "multipart/mixed[text/plain,message/rfc822{text/plain},multipart/alternative[text/plain]]")
+        #expect(empty.header.byteRange.isEmpty && empty.bodyRange.isEmpty)
+        let inner = attached.encapsulatedMessage!.root
+        #expect(String(decoding: message.bytes[inner.header.byteRange], as: UTF8.self) == "Subject: inner\r\n")
+        #expect(inner.bodyRange.isEmpty)
+        #expect(String(decoding: message.bytes[alternative.header.byteRange], as: UTF8.self).hasSuffix("XXY\r\n\r\n"))
+        #expect(Self.body(alternative.children[0], message) == "alt")
+    }
+
     @Test func longestBoundaryWinsAndOuterBoundariesEndInnerParts() {
         let message = Self.parse(
             """

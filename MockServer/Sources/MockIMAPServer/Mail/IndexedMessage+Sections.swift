@@ -30,8 +30,10 @@ extension IndexedMessage {
         case .mime: return nil
         case .header: return Array(bytes[target.header.byteRange])
         case .text: return Array(bytes[target.bodyRange])
-        case .headerFields(let names): return headerFields(of: target.header, names: names, including: true)
-        case .headerFieldsNot(let names): return headerFields(of: target.header, names: names, including: false)
+        case .headerFields(let names):
+            return headerFields(of: target.header, names: names, including: true, isMessage: section.part.isEmpty)
+        case .headerFieldsNot(let names):
+            return headerFields(of: target.header, names: names, including: false, isMessage: section.part.isEmpty)
         }
     }
 
@@ -145,19 +147,31 @@ extension IndexedMessage {
 
     // header-list = "(" header-fld-name *(SP header-fld-name) ")"
     /// The fields of `header` whose names are (or, without `including`, are not) in `names`,
-    /// in message order, followed by the blank line that ends the header ("except in the case of
-    /// a message which has no body and no blank line", RFC 3501 6.4.5).
-    private func headerFields(of header: MIMEHeader, names: [ByteString], including: Bool) -> [UInt8] {
+    /// in message order, followed by the blank line that ends the header (RFC 3501 6.4.5).
+    ///
+    /// Byte for byte as Dovecot answers where a header has no blank line ("except in the case of
+    /// a message which has no body and no blank line", RFC 3501 6.4.5):
+    /// - HEADER.FIELDS ends with a blank line and complete lines, also for the message's own
+    ///   header without one (`isMessage`) and for an attached message's header cut short by the
+    ///   next boundary; only an attached message's header that runs to the end of the message
+    ///   without a blank line is copied as it is.
+    /// - HEADER.FIELDS.NOT, like HEADER, ends with the blank line only when there is one.
+    private func headerFields(
+        of header: MIMEHeader, names: [ByteString], including: Bool, isMessage: Bool
+    ) -> [UInt8] {
         var output: [UInt8] = []
         let wanted = names.map { $0.string }
         var fieldsEnd = header.byteRange.lowerBound
+        for field in header.fields { fieldsEnd = max(fieldsEnd, field.byteRange.upperBound) }
+        let hasBlankLine = header.byteRange.upperBound > fieldsEnd
+        let runsToTheEnd = !hasBlankLine && header.byteRange.upperBound >= bytes.count
+        let completesLines = !runsToTheEnd || isMessage
         for field in header.fields {
-            fieldsEnd = field.byteRange.upperBound
             guard wanted.contains(where: { field.hasName($0) }) == including else { continue }
             output.append(contentsOf: field.bytes)
-            if field.bytes.last != 0x0A { output += [0x0D, 0x0A] }
+            if completesLines, field.bytes.last != 0x0A { output += [0x0D, 0x0A] }
         }
-        if header.byteRange.upperBound > fieldsEnd { output += [0x0D, 0x0A] }
+        if hasBlankLine || (including && completesLines) { output += [0x0D, 0x0A] }
         return output
     }
 }

@@ -127,18 +127,18 @@ extension MailboxSession {
             return extensions ? .bodyStructure(structure) : .body(structure)
         case .uid: return .uid(message.uid)
         case .bodySection(_, let section, let partial):
-            let data = content.section(section)
+            // A part that does not exist is empty, as Dovecot answers (not NIL).
+            let data = content.section(section) ?? []
             return .bodySection(
-                section, origin: partial.map { UInt32(clamping: $0.offset) }, data.map { Self.slice($0, partial) })
+                section, origin: partial.map { UInt32(clamping: $0.offset) }, Self.slice(data, partial))
         case .binary(_, let part, let partial):
-            let data: [UInt8]?
+            let data: [UInt8]
             switch content.binarySection(part) {
             case .success(let bytes): data = bytes
-            case .failure(.noSuchPart): data = nil
+            case .failure(.noSuchPart): data = []
             case .failure(.unknownTransferEncoding): return nil
             }
-            return .binary(
-                part: part, origin: partial.map { UInt32(clamping: $0.offset) }, data.map { Self.slice($0, partial) })
+            return .binary(part: part, origin: partial.map { UInt32(clamping: $0.offset) }, Self.slice(data, partial))
         case .binarySize(let part):
             switch content.binarySection(part) {
             case .success(let bytes): return .binarySize(part: part, UInt32(clamping: bytes.count))

@@ -15,3 +15,18 @@ extension DifferentialTests {
         }
     }
 }
+
+extension DifferentialTests {
+    /// The sections of `SectionTests`, byte for byte the same from both servers.
+    @Test func sectionsMatchDovecot() async throws {
+        try await BothServers.with(messages: SectionTests.messages) { both in
+            _ = try await both.ask("s", "EXAMINE INBOX")
+            for sectionCase in SectionTests.cases {
+                let command = "FETCH \(sectionCase.message) (BODY.PEEK[\(sectionCase.section)])"
+                let (ours, theirs) = try await both.ask("f", command)
+                #expect(ours == theirs, "\(command)")
+                #expect(ours.first == String(SectionTests.expectedFrame(sectionCase).dropLast()), "the table")
+            }
+        }
+    }
+}
