@@ -187,7 +187,9 @@ import Testing
         let before = server.store.highestModificationSequence(user: "alice", mailbox: "INBOX")!
         try await client.command("a", "UID STORE 2 +FLAGS (\\Seen)")
         let lines = try await client.command("b", "UID SEARCH MODSEQ \(before + 1)")
-        #expect(lines.first == "* SEARCH 2 (MODSEQ \(before + 1))")
+        // MODSEQ enables CONDSTORE: HIGHESTMODSEQ first (RFC 7162 3.1).
+        #expect(lines.first == "* OK [HIGHESTMODSEQ \(before + 1)] Highest")
+        #expect(lines.dropFirst().first == "* SEARCH 2 (MODSEQ \(before + 1))")
         #expect(try await client.command("c", "UID SEARCH MODSEQ 999999").first == "* SEARCH")
         await server.stop()
     }

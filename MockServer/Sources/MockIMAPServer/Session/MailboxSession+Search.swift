@@ -23,8 +23,9 @@ extension MailboxSession {
         }
         let evaluator = SearchEvaluator(record: record, view: view, wholeWords: profile == .gmailLike, now: now())
         let matches = evaluator.matching(keys)
-        let numbers = matches.map { byUID ? $0.message.uid : $0.sequenceNumber }
-        let highest = usesModificationSequence ? matches.map(\.message.modificationSequence).max() : nil
+        let found = matches.map {
+            (number: byUID ? $0.message.uid : $0.sequenceNumber, $0.message.modificationSequence)
+        }
         if let returnOptions {
             return .ok(
                 "SEARCH completed",
@@ -32,24 +33,48 @@ extension MailboxSession {
                     .untagged(
                         .extendedSearch(
                             Self.extendedSearch(
-                                numbers, options: returnOptions, byUID: byUID, tag: tag, modificationSequence: highest))
-                    )
+                                found, options: returnOptions, byUID: byUID, tag: tag,
+                                reportsModificationSequence: usesModificationSequence)))
                 ])
         }
-        return .ok("SEARCH completed", untagged: [.untagged(.search(numbers, modificationSequence: highest))])
+        let highest = usesModificationSequence ? matches.map(\.message.modificationSequence).max() : nil
+        return .ok(
+            "SEARCH completed", untagged: [.untagged(.search(found.map(\.number), modificationSequence: highest))])
     }
 
-    /// The ESEARCH answer for `numbers` (ascending): `RETURN ()` means ALL; MIN, MAX and ALL are
-    /// left out when nothing matched (RFC 4731 3.1).
+    /// The ESEARCH answer for the messages `found` (ascending by number, with their
+    /// mod-sequences): `RETURN ()` means ALL; MIN, MAX and ALL are left out when nothing matched
+    /// (RFC 4731 3.1).
+    ///
+    /// With a MODSEQ search key, MODSEQ is the mod-sequence of the messages returned (RFC 4731
+    /// 3.2): of the one message for MIN or MAX alone, the higher of the two for MIN and MAX, the
+    /// highest of all found once COUNT or ALL is asked for; none when nothing matched.
+    /// ```
+    /// C: a3 SEARCH RETURN (MIN MAX) MODSEQ "/flags/\\draft" all 620162338
+    /// S: * ESEARCH (TAG "a3") MIN 2 MAX 23 MODSEQ 917162488
+    /// ```
     static func extendedSearch(
-        _ numbers: [UInt32], options: [SearchReturnOption], byUID: Bool, tag: String, modificationSequence: UInt64?
+        _ found: [(number: UInt32, modificationSequence: UInt64)], options: [SearchReturnOption], byUID: Bool,
+        tag: String, reportsModificationSequence: Bool
     ) -> ExtendedSearchResponse {
         let wanted = options.isEmpty ? [.all] : options
-        var result = ExtendedSearchResponse(tag: tag, isUID: byUID, modificationSequence: modificationSequence)
-        if wanted.contains(.min) { result.min = numbers.min() }
-        if wanted.contains(.max) { result.max = numbers.max() }
-        if wanted.contains(.count) { result.count = UInt32(numbers.count) }
-        if wanted.contains(.all) && !numbers.isEmpty { result.all = SequenceSet(numbers: numbers) }
+        var result = ExtendedSearchResponse(tag: tag, isUID: byUID)
+        let first = found.first
+        let last = found.last
+        if wanted.contains(.min) { result.min = first?.number }
+        if wanted.contains(.max) { result.max = last?.number }
+        if wanted.contains(.count) { result.count = UInt32(found.count) }
+        if wanted.contains(.all) && !found.isEmpty { result.all = SequenceSet(numbers: found.map(\.number)) }
+        if reportsModificationSequence {
+            if wanted.contains(.all) || wanted.contains(.count) {
+                result.modificationSequence = found.map(\.modificationSequence).max()
+            } else {
+                var returned: [UInt64] = []
+                if wanted.contains(.min), let first { returned.append(first.modificationSequence) }
+                if wanted.contains(.max), let last { returned.append(last.modificationSequence) }
+                result.modificationSequence = returned.max()
+            }
+        }
         return result
     }
 

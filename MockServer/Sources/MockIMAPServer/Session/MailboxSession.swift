@@ -64,6 +64,8 @@ struct MailboxSession: Sendable {
 
     /// Runs a command of the authenticated or selected state.
     mutating func execute(_ tagged: TaggedCommand) -> Outcome {
+        let condStoreWasEnabled = condStoreEnabled
+        let selectedBefore = selected?.name
         let reply: Reply
         var allowsExpunge = true
         switch tagged.command {
@@ -123,6 +125,15 @@ struct MailboxSession: Sendable {
             reply = .bad("\(tagged.command.name) is not a mailbox command")
         }
         var responses = announcingNewKeywords() + reply.untagged
+        if !condStoreWasEnabled, condStoreEnabled, !tagged.command.opensMailbox, let view = selected,
+            view.name == selectedBefore, let record = store.snapshot(user: user, mailbox: view.name)
+        {
+            // RFC 7162 3.1: the first CONDSTORE-enabling command while a mailbox is selected is
+            // answered with the mailbox's HIGHESTMODSEQ too (SELECT/EXAMINE send it anyway).
+            responses.insert(
+                Self.untaggedOK("Highest", code: .highestModificationSequence(record.highestModificationSequence)),
+                at: 0)
+        }
         if reply.includesUpdates {
             let updates = pendingUpdates(allowingExpunge: allowsExpunge)
             responses += updates.responses
@@ -294,4 +305,18 @@ struct MailboxSession: Sendable {
 
     /// Whether the profile announces `capability`.
     func has(_ capability: Capability) -> Bool { profile.capabilities.contains(capability) }
+}
+
+extension Command {
+    /// SELECT or EXAMINE.
+    var opensMailbox: Bool {
+        switch self {
+        case .select, .examine: return true
+        case .capability, .noop, .logout, .startTLS, .login, .authenticate, .create, .delete, .rename, .subscribe,
+            .unsubscribe, .list, .lsub, .status, .namespace, .enable, .append, .close, .unselect, .expunge,
+            .uidExpunge, .search, .uidSearch, .sort, .uidSort, .fetch, .uidFetch, .store, .uidStore, .copy, .uidCopy,
+            .move, .uidMove, .id, .idle, .check:
+            return false
+        }
+    }
 }

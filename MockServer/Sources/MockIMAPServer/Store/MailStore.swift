@@ -224,6 +224,20 @@ public final class MailStore: Sendable {
         }
     }
 
+    /// Test hook: gives messages the mod-sequences `values` (by UID), as an RFC example shows
+    /// them; the mailbox's HIGHESTMODSEQ becomes the largest of all. Sessions are not told.
+    package func setModificationSequences(
+        _ values: [UInt32: UInt64], user: String, mailbox: String
+    ) throws(MockServerError) {
+        try update(user: user, mailbox: Self.wireName(mailbox), notifying: false) { record in
+            for (uid, value) in values {
+                guard let index = record.index(ofUID: uid) else { continue }
+                record.messages[index].modificationSequence = value
+            }
+            record.highestModificationSequence = record.messages.map(\.modificationSequence).max() ?? 1
+        }
+    }
+
     /// Removes messages, as another client would; watching sessions see EXPUNGE.
     public func expunge(user: String, mailbox: String, uids: [UInt32]) throws(MockServerError) {
         try update(user: user, mailbox: Self.wireName(mailbox)) { record in
