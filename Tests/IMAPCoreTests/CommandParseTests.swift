@@ -201,6 +201,12 @@ private let sessionExpectation: [CommandOutcome] = {
         ),
         ("y1 SELECT \"inbox\"\r\n", TaggedCommand(tag: "y1", command: .select(.inbox))),
         ("y2 LIST \"\" %\r\n", TaggedCommand(tag: "y2", command: .list(reference: "", patterns: ["%"]))),
+        // list-char includes "~" and "]": only "~{" starts a literal8.
+        (
+            "y2a LIST ~user/ ~%/*]\r\n",
+            TaggedCommand(tag: "y2a", command: .list(reference: "~user/", patterns: ["~%/*]"]))
+        ),
+        ("y2b LSUB \"\" ~\r\n", TaggedCommand(tag: "y2b", command: .lsub(reference: "", pattern: "~"))),
         (
             "y3 UID SEARCH 1:5 UID 10:*\r\n",
             TaggedCommand(

@@ -34,7 +34,9 @@ extension ByteCursor {
     /// A LIST pattern (may contain `%` and `*`).
     public mutating func parseListMailbox() throws(IMAPParseError) -> ByteString {
         switch peek {
-        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "~"): return try parseString()
+        case UInt8(ascii: "\""), UInt8(ascii: "{"): return try parseString()
+        // `~` starts a literal8 only before `{`; else it is a list-char (`~user/%`).
+        case UInt8(ascii: "~") where peek(offset: 1) == UInt8(ascii: "{"): return try parseString()
         default: return ByteString(try run(of: .listMailbox, what: "a mailbox pattern"))
         }
     }

@@ -231,16 +231,40 @@ extension MailboxSession {
     }
 
     // RFC 3501 6.3.9
+    /// ```
+    /// C: a5 LSUB "" box/%
+    /// S: * LSUB () "/" box/test
+    /// S: * LSUB (\Noselect) "/" box/test2
+    /// S: a5 OK LSUB completed
+    /// ```
+    /// A subscribed mailbox that is gone or cannot be selected is `\Noselect`. When `%` stops a
+    /// pattern short of a subscribed mailbox (box/test2/test), its level that the pattern does
+    /// match (box/test2) is returned in its place with `\Noselect` unless subscribed itself:
+    /// "A "%" wildcard to LSUB must return foo, not foo/bar ... flagged with the \Noselect
+    /// attribute."
     func lsub(reference: MailboxName, pattern: ByteString) -> Reply {
         guard let account = store.account(user) else { return .no("no such user", code: Self.code("SERVERBUG")) }
         let full = reference.bytes.string + pattern.string
-        let names = account.subscriptions.filter { MailboxPattern.matches($0, pattern: full) }
-        let untagged = Self.ordered(names).map { name -> Response in
-            let selectable = account.mailboxes[name]?.isSelectable ?? false
-            return .untagged(
+        var names: [String: Bool] = [:]  // name: selectable-and-subscribed
+        for subscribed in account.subscriptions {
+            if MailboxPattern.matches(subscribed, pattern: full) {
+                names[subscribed] = account.mailboxes[subscribed]?.isSelectable ?? false
+                continue
+            }
+            var parent = Substring(subscribed)
+            while let slash = parent.lastIndex(of: "/") {
+                parent = parent[..<slash]
+                let name = String(parent)
+                if !account.subscriptions.contains(name), MailboxPattern.matches(name, pattern: full) {
+                    names[name] = names[name] ?? false
+                }
+            }
+        }
+        let untagged = Self.ordered(names.keys).map { name -> Response in
+            .untagged(
                 .lsub(
                     MailboxListItem(
-                        attributes: selectable ? [] : ["\\Noselect"], delimiter: UInt8(ascii: "/"),
+                        attributes: names[name] == true ? [] : ["\\Noselect"], delimiter: UInt8(ascii: "/"),
                         name: MailboxName(ByteString(name)))))
         }
         return .ok("LSUB completed", untagged: untagged)

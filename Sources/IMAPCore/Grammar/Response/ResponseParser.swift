@@ -374,7 +374,9 @@ extension ByteCursor {
                     cursor.skipSpaces()
                 }
             }
-        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "~"):
+        case UInt8(ascii: "\""), UInt8(ascii: "{"):
+            _ = try parseString()
+        case UInt8(ascii: "~") where peek(offset: 1) == UInt8(ascii: "{"):
             _ = try parseString()
         case UInt8(ascii: "["):
             // section-like: [ ... ] possibly containing a list
