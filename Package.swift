@@ -65,7 +65,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
-        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], swiftSettings: strictSettings),
+        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
         .testTarget(

@@ -311,7 +311,7 @@ public enum AddressParser {
         private mutating func parseLocalPart() -> HeaderLexer.Outcome {
             text = []
             let outcome =
-                at(UInt8(ascii: "\"")) ? lexer.readQuotedString(into: &text) : lexer.readDotAtom(into: &text)
+                at(UInt8(ascii: "\"")) ? lexer.readQuotedString(into: &text) : lexer.readLenientLocalPart(into: &text)
             guard outcome != .failed else { return .failed }
             current.mailbox = text
             return outcome

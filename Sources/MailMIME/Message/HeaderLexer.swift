@@ -125,21 +125,45 @@ struct HeaderLexer {
     // dot-atom = [CFWS] dot-atom-text [CFWS]
     // dot-atom-text = 1*atext *("." 1*atext)
     /// Appends a dot-atom to `output`, allowing white space and comments around the dots as
-    /// RFC 822 did.
+    /// RFC 822 did. Strict about the dots, as a domain must be: `.x.org`, `x..org` and
+    /// `x.org.` fail (what was read stays in `output`).
     mutating func readDotAtom(into output: inout [UInt8]) -> Outcome {
         guard index < endIndex, Self.isAtext(bytes[index]) else { return .failed }
         while true {
             let start = index
             while index < endIndex, Self.isAtext(bytes[index]) { index += 1 }
+            guard index > start else { return .failed }
             output.append(contentsOf: bytes[start..<index])
             let outcome = skipWhitespaceAndComments()
             guard outcome == .more else { return outcome }
             guard bytes[index] == UInt8(ascii: ".") else { return .more }
             index += 1
             output.append(UInt8(ascii: "."))
-            let afterDot = skipWhitespaceAndComments()
-            guard afterDot == .more else { return afterDot }
+            guard skipWhitespaceAndComments() == .more else { return .failed }
         }
+    }
+
+    // local-part = dot-atom / quoted-string / obs-local-part
+    // obs-local-part = word *("." word)
+    /// Appends an unquoted local part to `output`, with dots anywhere: at the start, at the
+    /// end, two in a row (`.user`, `user.`, `us..er`), which RFC 5322 forbids but real mail
+    /// (commonly in Japan) has, and which Dovecot reads. White space and comments may follow an
+    /// atom, not a dot. `.failed` when something else than an atom follows a dot.
+    mutating func readLenientLocalPart(into output: inout [UInt8]) -> Outcome {
+        guard index < endIndex else { return .failed }
+        var outcome = Outcome.failed
+        repeat {
+            while index < endIndex, bytes[index] == UInt8(ascii: ".") {
+                output.append(UInt8(ascii: "."))
+                index += 1
+                // A local part that ends the value: its @domain is missing.
+                guard index < endIndex else { return .end }
+                outcome = .more
+            }
+            if bytes[index] == UInt8(ascii: "@") { break }
+            outcome = readAtom(into: &output)
+        } while outcome == .more && bytes[index] == UInt8(ascii: ".")
+        return outcome
     }
 
     // token = 1*<any (US-ASCII) CHAR except SPACE, CTLs, or tspecials>     ; RFC 2045 5.1

@@ -1,4 +1,5 @@
 import MailMIME
+import TestSupport
 import Testing
 
 @Suite struct AddressParserTests {
@@ -57,6 +58,20 @@ import Testing
 
     @Test(arguments: cases) func parses(address: Case) {
         #expect(AddressParser.parse(address.value).map(Self.describe) == address.expected)
+    }
+
+    /// An entry of an ENVELOPE address list as `name|mailbox@host` (`<route:>` before the
+    /// mailbox), `group:name` or `end`; `-` for NIL.
+    static func describe(_ address: MailEnvelope.Address) -> String {
+        func text(_ bytes: [UInt8]?) -> String { bytes.map { String(decoding: $0, as: UTF8.self) } ?? "-" }
+        guard let host = address.host else { return address.mailbox == nil ? "end" : "group:\(text(address.mailbox))" }
+        let route = address.route.map { "<\(text($0)):>" } ?? ""
+        return "\(text(address.name))|\(route)\(text(address.mailbox))@\(text(host))"
+    }
+
+    /// `RealWorldAddresses.cases` (shared with `DifferentialTests`, which asks Dovecot again).
+    @Test(arguments: RealWorldAddresses.cases) func readsRealWorldAddressesAsDovecot(address: RealWorldAddresses.Case) {
+        #expect(MailEnvelope.addresses(Array(address.value.utf8)[...]).map(Self.describe) == address.expected)
     }
 
     @Test func rawNameKeepsEncodedWords() throws {

@@ -1,4 +1,5 @@
 import IMAPCore
+import TestSupport
 import Testing
 
 extension DifferentialTests {
@@ -28,5 +29,36 @@ extension DifferentialTests {
                 #expect(ours.first == String(SectionTests.expectedFrame(sectionCase).dropLast()), "the table")
             }
         }
+    }
+}
+
+extension DifferentialTests {
+    /// `RealWorldAddresses`: each value as a From field, FETCH ENVELOPE from both servers; the
+    /// same addresses (compared parsed, so a server's choice of quoted string or literal does not
+    /// count), and the ones the table states.
+    @Test func realWorldAddressesMatchDovecot() async throws {
+        let messages = RealWorldAddresses.cases.enumerated().map { index, address in
+            Array("From: \(address.value)\r\nSubject: \(index + 1)\r\n\r\nx\r\n".utf8)
+        }
+        try await BothServers.with(messages: messages) { both in
+            _ = try await both.ask("s", "EXAMINE INBOX")
+            let ours = try await both.ours.fetch("f", "FETCH 1:* (ENVELOPE)").fetches
+            let theirs = try await both.theirs.fetch("f", "FETCH 1:* (ENVELOPE)").fetches
+            #expect(ours.count == RealWorldAddresses.cases.count && theirs.count == ours.count)
+            for (mine, dovecots) in zip(ours, theirs) {
+                let address = RealWorldAddresses.cases[Int(mine.sequenceNumber) - 1]
+                let from = mine.envelope?.from.map(Self.describe)
+                #expect(from == dovecots.envelope?.from.map(Self.describe), "From: \(address.value)")
+                #expect(from == address.expected, "From: \(address.value) (the table)")
+            }
+        }
+    }
+
+    /// An ENVELOPE address as `RealWorldAddresses` writes it.
+    static func describe(_ address: Address) -> String {
+        func text(_ value: ByteString?) -> String { value?.string ?? "-" }
+        guard let host = address.host else { return address.mailbox == nil ? "end" : "group:\(text(address.mailbox))" }
+        let route = address.adl.map { "<\($0.string):>" } ?? ""
+        return "\(text(address.name))|\(route)\(text(address.mailbox))@\(host.string)"
     }
 }
