@@ -88,6 +88,11 @@ extension MailboxSession {
                 }
                 items.append(item)
             }
+            if items.isEmpty {
+                // Every item was BINARY of a part with an unknown encoding; a FETCH response
+                // needs one item (RFC 3501 msg-att), so the UID, as Dovecot sends.
+                items.append(.uid(message.uid))
+            }
             if newlySeen.contains(message.uid) && !attributes.contains(.flags) {
                 items.append(.flags(flagsWithRecent(message, view: view)))
             }
@@ -119,16 +124,16 @@ extension MailboxSession {
         case .flags: return .flags(flagsWithRecent(message, view: view))
         case .internalDate: return .internalDate(message.internalDate)
         case .rfc822Size: return .rfc822Size(UInt64(content.size))
-        case .rfc822: return .rfc822(content.section(.complete).map { ByteString($0) })
-        case .rfc822Header: return .rfc822Header(content.section(.header).map { ByteString($0) })
-        case .rfc822Text: return .rfc822Text(content.section(.text).map { ByteString($0) })
+        case .rfc822: return .rfc822(content.section(.complete).map { ByteString(Self.withoutNUL($0)) })
+        case .rfc822Header: return .rfc822Header(content.section(.header).map { ByteString(Self.withoutNUL($0)) })
+        case .rfc822Text: return .rfc822Text(content.section(.text).map { ByteString(Self.withoutNUL($0)) })
         case .bodyStructure(let extensions):
             let structure = content.bodyStructure(extensible: extensions)
             return extensions ? .bodyStructure(structure) : .body(structure)
         case .uid: return .uid(message.uid)
         case .bodySection(_, let section, let partial):
             // A part that does not exist is empty, as Dovecot answers (not NIL).
-            let data = content.section(section) ?? []
+            let data = Self.withoutNUL(content.section(section) ?? [])
             return .bodySection(
                 section, origin: partial.map { UInt32(clamping: $0.offset) }, Self.slice(data, partial))
         case .binary(_, let part, let partial):
@@ -152,6 +157,14 @@ extension MailboxSession {
         case .gmailLabels:
             return .gmailLabels(view.name == "INBOX" ? ["\\Inbox"] : [ByteString(view.name)])
         }
+    }
+
+    /// `bytes` with every NUL as 0x80, as Dovecot sends them: a literal cannot hold NUL (RFC
+    /// 3501 9, `CHAR8`), only BINARY's literal8 can, and a message appended as literal8 may have
+    /// NULs in a `binary` part.
+    static func withoutNUL(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(0) else { return bytes }
+        return bytes.map { $0 == 0 ? 0x80 : $0 }
     }
 
     /// `<offset.length>` of `data` (empty when the offset is past the end).
