@@ -44,6 +44,7 @@ public struct CommandRegistry {
         registry.register(SuggestCommand.self)
         registry.register(ExplainCommand.self)
         registry.register(WatchCommand.self)
+        registry.register(TUICommand.self)
         registry.register(MailboxesCommand.self)
         registry.register(group: Group(name: "debug", abstract: "Tools for looking at IMAP traffic without a server."))
         registry.register(DebugParseCommand.self)

@@ -47,17 +47,23 @@ public struct ShowCommand: AsyncParsableCommand {
                 context.standardOutput.write(bytes + [UInt8(ascii: "\n")])
                 return
             }
-            var text = ""
-            for field in content.headers {
-                text += "\(field.name): \(TerminalText.sanitized(field.value))\n"
-            }
-            text += "\n" + TerminalText.sanitized(content.text, keepingLines: true)
-            if !text.hasSuffix("\n") { text += "\n" }
-            if content.isTruncated {
-                text +=
-                    "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"
-            }
-            context.standardOutput.write(text)
+            context.standardOutput.write(Self.text(of: content))
         }
+    }
+
+    /// The message for a person: the header fields, a blank line, the text (control characters
+    /// taken out), and a note when it was too large to fetch whole; ends with a newline. The
+    /// terminal UI's reader shows the same.
+    static func text(of content: MessageContent) -> String {
+        var text = ""
+        for field in content.headers {
+            text += "\(field.name): \(TerminalText.sanitized(field.value))\n"
+        }
+        text += "\n" + TerminalText.sanitized(content.text, keepingLines: true)
+        if !text.hasSuffix("\n") { text += "\n" }
+        if content.isTruncated {
+            text += "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"
+        }
+        return text
     }
 }

@@ -1,0 +1,54 @@
+import IMAPClient
+import MailSearch
+
+/// `mailsearch tui`: the inbox and search screen of the design documents, full-screen in the
+/// terminal, driven by the same `InboxViewModel` the library's tests prove (issue 10).
+///
+/// The account is opened before the screen takes over the terminal, so a password prompt, an
+/// unreachable server or a refused login are reported like any other command's (exit codes of
+/// specs/cli.md). The terminal is restored on `q`, Ctrl-C, SIGTERM, SIGHUP and on errors.
+public struct TUICommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        name: "tui",
+        abstract: "The inbox and search screen of the design documents, full-screen.",
+        discussion: """
+            The inbox, pinned messages first, then newest first; new mail, expunges and flags
+            changed elsewhere appear as they happen. Keys: j/k or arrows move, PgUp/PgDn page,
+            g/G first/last, Enter opens a message (never marking it read), u Read/Unread,
+            p Pin/Unpin, / searches the server (recent searches and suggestions while typing;
+            Tab or arrows and Enter take a suggestion; Esc returns to the inbox as it was),
+            R checks for mail, ? shows every key, q quits. Needs a terminal; no colours with
+            NO_COLOR set.
+            """,
+        options: AccountOptions.definitions)
+
+    public var account: AccountOptions
+
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        account = try AccountOptions(parsing: arguments)
+    }
+
+    public func validate() throws(UsageError) { try account.validate() }
+
+    public func run(context: CommandContext) async throws(CommandFailure) {
+        guard RawTerminal.isAvailable() else {
+            throw CommandFailure(
+                "mailsearch tui needs a terminal on standard input and output; in scripts use \"list\" or \"search\"",
+                exitCode: .usageError)
+        }
+        let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        // The screen stays open for as long as a person likes: reconnect as `watch` does.
+        let open = try await OpenAccount.open(
+            account, context: context, reconnectPolicy: MailboxConnection.ReconnectPolicy())
+        let history = InboxViewModel.HistoryStorage.file(
+            account: open.settings.historyKey,
+            directory: SearchHistory.defaultDirectory(environment: context.environment))
+        do throws(RawTerminal.SetupError) {
+            _ = try await TerminalUI.run(service: open.service, history: history, colors: !noColor)
+        } catch {
+            await open.close()
+            throw CommandFailure("cannot use the terminal full-screen: \(error.message)")
+        }
+        await open.close()
+    }
+}

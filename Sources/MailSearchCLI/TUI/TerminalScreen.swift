@@ -1,0 +1,460 @@
+import Foundation
+import MailSearch
+
+/// The terminal UI's own state, as a pure state machine: which message is selected and where
+/// each list is scrolled, whether the search field has the keys, which suggestion is
+/// highlighted, the help and the message reader. Everything else (the lists, the three states,
+/// the query, the notice) is the ``InboxViewModel``'s, copied in as an ``InboxSnapshot``.
+///
+/// Feed it an ``Event`` (a key, the model's new state, a new size, a fetched message); it
+/// returns the ``Action``s for its driver (``TerminalUI``) to perform: calls on the model,
+/// fetching a message, quitting. It does no I/O; ``InboxRenderer`` draws it.
+///
+/// Selections follow messages, not positions: new mail arriving above, a message pinned into
+/// the Pinned section, or a page appended keep the same message selected. The inbox keeps its
+/// selection and scroll position while search mode shows, so leaving search (Esc) finds it
+/// exactly as it was.
+struct TerminalScreen: Hashable, Sendable {
+    /// What happens.
+    enum Event: Hashable, Sendable {
+        /// A key was pressed.
+        case key(Key)
+        /// The model changed (or was just read), at `date`.
+        case modelChanged(InboxSnapshot, at: Date)
+        /// The terminal was resized.
+        case resized(TerminalSize)
+        /// The message opened in the reader arrived: its lines, as `show` prints them.
+        case messageLoaded(Email.ID, [String])
+        /// The message opened in the reader could not be fetched; why.
+        case messageFailed(Email.ID, String)
+    }
+
+    /// What the driver should do.
+    enum Action: Hashable, Sendable {
+        /// Call the model.
+        case model(ModelRequest)
+        /// Fetch the message for the reader (`BODY.PEEK[]`), answering with `messageLoaded` or
+        /// `messageFailed`.
+        case loadMessage(Email.ID)
+        /// End: restore the terminal and close the account.
+        case quit
+    }
+
+    /// A call on ``InboxViewModel``.
+    enum ModelRequest: Hashable, Sendable {
+        /// `setSearching(_:)`.
+        case setSearching(Bool)
+        /// `updateQuery(_:)`.
+        case updateQuery(String)
+        /// `submit()`.
+        case submit
+        /// `chooseSuggestion(_:)`.
+        case chooseSuggestion(String)
+        /// `loadMore()`.
+        case loadMore
+        /// `loadMoreResults()`.
+        case loadMoreResults
+        /// `toggleRead(_:)`.
+        case toggleRead(Email.ID)
+        /// `togglePin(_:)`.
+        case togglePin(Email.ID)
+        /// `refresh()`.
+        case refresh
+        /// `dismissNotice()`.
+        case dismissNotice
+    }
+
+    /// What shows over the inbox or search.
+    enum Overlay: Hashable, Sendable {
+        /// Nothing: the inbox or search mode.
+        case none
+        /// The key help (`?`); any key closes it.
+        case help
+        /// The message reader (Enter).
+        case message(MessageReader)
+    }
+
+    /// In search mode, where the keys go.
+    enum SearchFocus: Hashable, Sendable {
+        /// The search field: typing edits the query; arrows move over the suggestions.
+        case field
+        /// The results (after a submit): the list keys act on them; `/` goes back to the field.
+        case results
+    }
+
+    /// Which part of the screen has the keys, derived from the overlay, the model's
+    /// `inboxViewState` and the search focus.
+    enum Mode: Hashable, Sendable {
+        case inbox
+        case searchField
+        case searchResults
+        case help
+        case reader
+    }
+
+    /// A list's selection and scroll position.
+    struct ListPosition: Hashable, Sendable {
+        /// The selected message; nil when the list is empty.
+        var selected: Email.ID?
+        /// The selected message's index among the list's messages.
+        var index = 0
+        /// The first row in view (rows include section titles).
+        var top = 0
+    }
+
+    /// The model's state.
+    private(set) var snapshot: InboxSnapshot
+    /// The terminal's size.
+    private(set) var size: TerminalSize
+    /// The help or the reader, if showing.
+    private(set) var overlay: Overlay = .none
+    /// Where keys go in search mode.
+    private(set) var searchFocus: SearchFocus = .field
+    /// The highlighted suggestion (arrows in the search field), if any.
+    private(set) var highlightedSuggestion: Int?
+    /// The inbox's selection and scroll; untouched by search mode.
+    private(set) var inbox = ListPosition()
+    /// The results' selection and scroll; reset for each search.
+    private(set) var results = ListPosition()
+    /// When the inbox last matched the server: a listing arrived or a live change was applied.
+    private(set) var lastUpdated: Date?
+
+    /// A screen of `size` showing `snapshot`.
+    init(snapshot: InboxSnapshot = InboxSnapshot(), size: TerminalSize) {
+        self.snapshot = snapshot
+        self.size = size
+        fixPositions()
+    }
+
+    /// The layout for the current size.
+    var layout: ScreenLayout { ScreenLayout(size) }
+
+    /// Which part of the screen has the keys.
+    var mode: Mode {
+        switch overlay {
+        case .help: return .help
+        case .message: return .reader
+        case .none: break
+        }
+        switch snapshot.inboxViewState {
+        case .emails: return .inbox
+        case .search: return searchFocus == .field ? .searchField : .searchResults
+        }
+    }
+
+    /// The message the actions (`u`, `p`, Enter) apply to: the one open in the reader, else the
+    /// selected one of the list in view.
+    var actionTarget: Email? {
+        switch overlay {
+        case .message(let reader): return snapshot.email(reader.id)
+        case .help: return nil
+        case .none: break
+        }
+        switch snapshot.inboxViewState {
+        case .emails:
+            guard snapshot.emailsListState == .data || snapshot.emailsListState == .loading else { return nil }
+            return inbox.selected.flatMap { snapshot.email($0) }
+        case .search:
+            guard searchFocus == .results, snapshot.searchState == .results else { return nil }
+            return results.selected.flatMap { id in snapshot.searchResults.first { $0.id == id } }
+        }
+    }
+
+    /// Whether the search field shows suggestions (or recent searches) instead of the state: it
+    /// has the keys and there is something to suggest.
+    var showsSuggestions: Bool { mode == .searchField && !snapshot.suggestions.isEmpty }
+
+    // MARK: - Events
+
+    /// Applies `event`; returns what the driver must do, in order.
+    mutating func handle(_ event: Event) -> [Action] {
+        switch event {
+        case .key(let key):
+            if key == .control("c") { return [.quit] }
+            switch mode {
+            case .inbox: return inboxKey(key)
+            case .searchField: return fieldKey(key)
+            case .searchResults: return resultsKey(key)
+            case .help:
+                overlay = .none
+                return []
+            case .reader: return readerKey(key)
+            }
+        case .modelChanged(let new, let date):
+            let old = snapshot
+            snapshot = new
+            if old.inboxViewState == .search && new.inboxViewState == .emails {
+                results = ListPosition()
+                searchFocus = .field
+                highlightedSuggestion = nil
+            }
+            if old.searchedQuery != new.searchedQuery || (old.searchState != new.searchState && new.searchState != .results)
+            {
+                results = ListPosition()
+            }
+            switch new.emailsListState {
+            case .data, .empty:
+                if old.emailsListState != new.emailsListState || old.inboxEmails != new.inboxEmails {
+                    lastUpdated = date
+                }
+            case .loading, .error: break
+            }
+            if let highlighted = highlightedSuggestion, highlighted >= new.suggestions.count {
+                highlightedSuggestion = new.suggestions.isEmpty ? nil : new.suggestions.count - 1
+            }
+            fixPositions()
+            return loadMoreIfNeeded()
+        case .resized(let new):
+            size = new
+            fixPositions()
+            return loadMoreIfNeeded()
+        case .messageLoaded(let id, let lines):
+            guard case .message(var reader) = overlay, reader.id == id else { return [] }
+            reader.content = .loaded(lines)
+            overlay = .message(reader)
+            return []
+        case .messageFailed(let id, let reason):
+            guard case .message(var reader) = overlay, reader.id == id else { return [] }
+            reader.content = .failed(reason)
+            overlay = .message(reader)
+            return []
+        }
+    }
+
+    // MARK: - Keys
+
+    private mutating func inboxKey(_ key: Key) -> [Action] {
+        switch key {
+        case .character("q"): return [.quit]
+        case .character("/"):
+            searchFocus = .field
+            highlightedSuggestion = nil
+            return [.model(.setSearching(true))]
+        case .character("?"):
+            overlay = .help
+            return []
+        case .character("R"): return [.model(.refresh)]
+        case .character("r"):
+            guard case .error = snapshot.emailsListState else { return [] }
+            return [.model(.refresh)]
+        case .escape:
+            return snapshot.notice == nil ? [] : [.model(.dismissNotice)]
+        default:
+            return listKey(key, in: .inbox)
+        }
+    }
+
+    private mutating func resultsKey(_ key: Key) -> [Action] {
+        switch key {
+        case .character("q"): return [.quit]
+        case .escape: return [.model(.setSearching(false))]
+        case .character("/"):
+            searchFocus = .field
+            highlightedSuggestion = nil
+            return []
+        case .character("?"):
+            overlay = .help
+            return []
+        case .character("R"):
+            return snapshot.searchedQuery == nil ? [] : [.model(.submit)]
+        default:
+            return listKey(key, in: .results)
+        }
+    }
+
+    private enum ListKind { case inbox, results }
+
+    /// The keys shared by the inbox and the results: moving, opening, Read/Unread, Pin/Unpin.
+    private mutating func listKey(_ key: Key, in list: ListKind) -> [Action] {
+        let count = list == .inbox ? snapshot.inboxEmails.count : snapshot.searchResults.count
+        var position = list == .inbox ? inbox : results
+        let page = layout.page
+        switch key {
+        case .character("j"), .down, .control("n"):
+            position.index += 1
+        case .character("k"), .up, .control("p"):
+            position.index -= 1
+        case .pageDown, .control("f"), .character(" "):
+            position.index += page
+            position.top += page
+        case .pageUp, .control("b"):
+            position.index -= page
+            position.top -= page
+        case .character("g"), .home:
+            position.index = 0
+            position.top = 0
+        case .character("G"), .end:
+            position.index = count - 1
+        case .enter:
+            guard let email = actionTarget else { return [] }
+            overlay = .message(MessageReader(id: email.id))
+            return [.loadMessage(email.id)]
+        case .character("u"):
+            return actionTarget.map { [.model(.toggleRead($0.id))] } ?? []
+        case .character("p"):
+            return actionTarget.map { [.model(.togglePin($0.id))] } ?? []
+        default:
+            return []
+        }
+        guard count > 0 else { return [] }
+        position.index = min(max(position.index, 0), count - 1)
+        let emails = list == .inbox ? snapshot.inboxEmails : snapshot.searchResults
+        position.selected = emails[position.index].id
+        switch list {
+        case .inbox: inbox = position
+        case .results: results = position
+        }
+        fixPositions()
+        return loadMoreIfNeeded()
+    }
+
+    private mutating func fieldKey(_ key: Key) -> [Action] {
+        let query = snapshot.query
+        let suggestions = snapshot.suggestions
+        switch key {
+        case .escape:
+            return [.model(.setSearching(false))]
+        case .enter:
+            if let highlighted = highlightedSuggestion, highlighted < suggestions.count {
+                highlightedSuggestion = nil
+                searchFocus = .results
+                return [.model(.chooseSuggestion(suggestions[highlighted].text))]
+            }
+            guard !query.allSatisfy(\.isWhitespace) else { return [] }
+            searchFocus = .results
+            return [.model(.submit)]
+        case .tab:
+            let chosen = highlightedSuggestion ?? 0
+            guard chosen < suggestions.count else { return [] }
+            highlightedSuggestion = nil
+            return [.model(.updateQuery(suggestions[chosen].text))]
+        case .down, .control("n"):
+            if showsSuggestions {
+                highlightedSuggestion = min((highlightedSuggestion ?? -1) + 1, suggestions.count - 1)
+            } else if snapshot.searchState == .results {
+                searchFocus = .results
+            }
+            return []
+        case .up, .control("p"):
+            if let highlighted = highlightedSuggestion {
+                highlightedSuggestion = highlighted == 0 ? nil : highlighted - 1
+            }
+            return []
+        case .backspace:
+            highlightedSuggestion = nil
+            return query.isEmpty ? [] : [.model(.updateQuery(String(query.dropLast())))]
+        case .control("u"):
+            highlightedSuggestion = nil
+            return query.isEmpty ? [] : [.model(.updateQuery(""))]
+        case .control("w"):
+            highlightedSuggestion = nil
+            var trimmed = query
+            while trimmed.last == " " { trimmed.removeLast() }
+            while let last = trimmed.last, last != " " { trimmed.removeLast() }
+            return trimmed == query ? [] : [.model(.updateQuery(trimmed))]
+        case .character(let character):
+            highlightedSuggestion = nil
+            return [.model(.updateQuery(query + String(character)))]
+        default:
+            return []
+        }
+    }
+
+    private mutating func readerKey(_ key: Key) -> [Action] {
+        guard case .message(var reader) = overlay else { return [] }
+        let lineCount = reader.wrappedLines(width: size.width).count
+        let page = layout.page
+        switch key {
+        case .character("q"), .escape, .left, .character("h"), .backspace:
+            overlay = .none
+            return []
+        case .character("j"), .down, .enter:
+            reader.top += 1
+        case .character("k"), .up:
+            reader.top -= 1
+        case .pageDown, .character(" "), .control("f"):
+            reader.top += page
+        case .pageUp, .control("b"), .character("b"):
+            reader.top -= page
+        case .character("g"), .home:
+            reader.top = 0
+        case .character("G"), .end:
+            reader.top = lineCount
+        case .character("u"):
+            return [.model(.toggleRead(reader.id))]
+        case .character("p"):
+            return [.model(.togglePin(reader.id))]
+        case .character("?"):
+            overlay = .help
+            return []
+        default:
+            return []
+        }
+        reader.top = max(0, min(reader.top, lineCount - layout.bodyRows))
+        overlay = .message(reader)
+        return []
+    }
+
+    // MARK: - Keeping positions right
+
+    /// Re-finds each list's selected message (it may have moved or gone), and scrolls so it is
+    /// in view and the list does not end above the bottom of the body.
+    private mutating func fixPositions() {
+        inbox = Self.fixed(inbox, emails: snapshot.inboxEmails, rows: ListRow.inbox(snapshot), layout: layout)
+        results = Self.fixed(results, emails: snapshot.searchResults, rows: ListRow.results(snapshot), layout: layout)
+        if case .message(var reader) = overlay {
+            let lineCount = reader.wrappedLines(width: size.width).count
+            reader.top = max(0, min(reader.top, lineCount - layout.bodyRows))
+            overlay = .message(reader)
+        }
+    }
+
+    private static func fixed(
+        _ position: ListPosition, emails: [Email], rows: [ListRow], layout: ScreenLayout
+    ) -> ListPosition {
+        var position = position
+        guard !emails.isEmpty else { return ListPosition() }
+        if let selected = position.selected, let index = emails.firstIndex(where: { $0.id == selected }) {
+            position.index = index
+        } else {
+            position.index = min(max(position.index, 0), emails.count - 1)
+        }
+        position.selected = emails[position.index].id
+        let visible = max(1, layout.bodyRows)
+        let row =
+            rows.firstIndex {
+                if case .email(_, let index) = $0 { return index == position.index }
+                return false
+            } ?? 0
+        // The section title above the first message of a section comes into view with it.
+        let sectionTitleAbove: Bool = {
+            guard row > 0, case .section = rows[row - 1] else { return false }
+            return true
+        }()
+        let highest = sectionTitleAbove ? row - 1 : row
+        position.top = min(position.top, max(0, rows.count - visible))
+        if highest < position.top { position.top = highest }
+        if row >= position.top + visible { position.top = row - visible + 1 }
+        position.top = max(0, position.top)
+        return position
+    }
+
+    /// Asks for the next page when the selection is within a screenful of the end of what is
+    /// loaded, the list has more, and none is loading.
+    private func loadMoreIfNeeded() -> [Action] {
+        guard overlay == .none else { return [] }
+        let margin = max(layout.bodyRows, 1)
+        switch snapshot.inboxViewState {
+        case .emails:
+            guard snapshot.emailsListState == .data, snapshot.canLoadMore, !snapshot.isLoadingMore,
+                snapshot.inboxEmails.count - 1 - inbox.index < margin
+            else { return [] }
+            return [.model(.loadMore)]
+        case .search:
+            guard snapshot.searchState == .results, snapshot.canLoadMoreResults, !snapshot.isLoadingMoreResults,
+                snapshot.searchResults.count - 1 - results.index < margin
+            else { return [] }
+            return [.model(.loadMoreResults)]
+        }
+    }
+}
