@@ -1,5 +1,5 @@
-import Foundation
-import MailSearch
+package import Foundation
+package import MailSearch
 
 /// Draws a ``TerminalScreen`` as a ``Frame``: a pure function of the screen (with the model's
 /// snapshot in it), the moment and the time zone, so tests check what a person sees without a
@@ -14,22 +14,22 @@ import MailSearch
 ///                          Updated just now · 11 unread of the newest 50
 ///  u Read  p Unpin  ⏎ Open  / Search  R Refresh  ? Help  q Quit
 /// ```
-/// Rows follow the swipe-actions document's MailCell: unread dot, pin, initials (wide or
-/// narrow terminals) or sender, the subject (bold when unread), a dimmed preview, the date.
-struct InboxRenderer {
+/// Rows follow the swipe-actions document's MailCell: unread dot, pin, initials, the sender
+/// (from 60 columns), the subject (bold when unread), a dimmed preview, the date.
+package struct InboxRenderer {
     /// The moment dates and "Updated ..." are judged from.
-    var now: Date
+    package var now: Date
     /// The time zone dates are shown in.
-    var timeZone: TimeZone
+    package var timeZone: TimeZone
 
     /// A renderer for `now` in `timeZone`.
-    init(now: Date, timeZone: TimeZone = .current) {
+    package init(now: Date, timeZone: TimeZone = .current) {
         self.now = now
         self.timeZone = timeZone
     }
 
     /// The frame for `screen`.
-    func frame(_ screen: TerminalScreen) -> Frame {
+    package func frame(_ screen: TerminalScreen) -> Frame {
         let layout = screen.layout
         let width = layout.size.width
         var lines: [FrameLine] = []
@@ -171,7 +171,7 @@ struct InboxRenderer {
     }
 
     /// One message's row.
-    func emailRow(_ email: Email, selected: Bool, width: Int) -> FrameLine {
+    package func emailRow(_ email: Email, selected: Bool, width: Int) -> FrameLine {
         let base: TextStyle = selected ? .reverse : .plain
         var line = FrameLine()
         line.append(selected ? ">" : " ", base.with(bold: true))
@@ -179,13 +179,10 @@ struct InboxRenderer {
         line.append(email.isPinned ? "📌" : "  ", base)
         line.pad(1, base)
         let sender = Self.sender(of: email)
-        let showsInitials = width >= 100 || width < 60
-        if showsInitials {
-            let initials = email.from.initials.isEmpty ? "?" : email.from.initials
-            line.append(TerminalText.padded(initials, to: 2) + " ", base.with(bold: true))
-        }
+        let initials = email.from.initials.isEmpty ? "?" : email.from.initials
+        line.append(TerminalText.padded(initials, to: 2) + " ", base.with(bold: true))
         if width >= 60 {
-            line.append(TerminalText.padded(sender, to: width >= 100 ? 20 : 16) + "  ", base)
+            line.append(TerminalText.padded(sender, to: width >= 100 ? 22 : 18) + "  ", base)
         }
         let date = width >= 50 ? MessageRows.formatDate(email.date, now: now, timeZone: timeZone) : ""
         let dateColumn = date.isEmpty ? 0 : 11
@@ -384,7 +381,7 @@ struct InboxRenderer {
     // MARK: - Text
 
     /// The key help.
-    static let helpLines = [
+    package static let helpLines = [
         " Moving",
         "   j k  ↓ ↑          next, previous message",
         "   PgDn PgUp  Space  a page down, up",
@@ -408,32 +405,32 @@ struct InboxRenderer {
     ]
 
     /// The sender as a row shows it: the name, else the address.
-    static func sender(of email: Email) -> String {
+    package static func sender(of email: Email) -> String {
         if let name = email.from.name, !name.isEmpty { return name }
         return email.from.address.isEmpty ? "(no sender)" : email.from.address
     }
 
     /// The subject, or "(no subject)".
-    static func subject(of email: Email) -> String {
+    package static func subject(of email: Email) -> String {
         email.subject.isEmpty ? "(no subject)" : collapsed(email.subject)
     }
 
     /// `text` with runs of whitespace (line breaks included) made one space.
-    static func collapsed(_ text: String) -> String {
+    package static func collapsed(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 }
 
 extension TextStyle {
     /// A copy with bold set as given.
-    func with(bold: Bool) -> TextStyle {
+    package func with(bold: Bool) -> TextStyle {
         var copy = self
         copy.bold = bold
         return copy
     }
 
     /// A copy with dim set as given.
-    func with(dim: Bool) -> TextStyle {
+    package func with(dim: Bool) -> TextStyle {
         var copy = self
         copy.dim = dim
         return copy

@@ -1,33 +1,33 @@
-import MailSearch
+package import MailSearch
 
 /// The ``InboxViewModel``'s state at one moment, as a value: what the terminal screen is drawn
 /// from. Taking it reads every observable property of the model, so taking it inside
 /// `withObservationTracking` registers for any change the screen shows.
-struct InboxSnapshot: Hashable, Sendable {
-    var inboxViewState: InboxViewState = .emails
-    var emailsListState: EmailsListState = .loading
-    var searchState: SearchViewState = .empty
-    var connection: InboxConnectionState = .closed
-    var mailbox: MailboxDescription?
-    var pinnedEmails: [Email] = []
-    var unpinnedEmails: [Email] = []
-    var searchResults: [Email] = []
-    var searchResultsTotal = 0
-    var query = ""
-    var searchedQuery: String?
-    var suggestions: [Suggestion] = []
-    var recentSearches: [String] = []
-    var notice: InboxNotice?
-    var canLoadMore = false
-    var canLoadMoreResults = false
-    var isLoadingMore = false
-    var isLoadingMoreResults = false
+package struct InboxSnapshot: Hashable, Sendable {
+    package var inboxViewState: InboxViewState = .emails
+    package var emailsListState: EmailsListState = .loading
+    package var searchState: SearchViewState = .empty
+    package var connection: InboxConnectionState = .closed
+    package var mailbox: MailboxDescription?
+    package var pinnedEmails: [Email] = []
+    package var unpinnedEmails: [Email] = []
+    package var searchResults: [Email] = []
+    package var searchResultsTotal = 0
+    package var query = ""
+    package var searchedQuery: String?
+    package var suggestions: [Suggestion] = []
+    package var recentSearches: [String] = []
+    package var notice: InboxNotice?
+    package var canLoadMore = false
+    package var canLoadMoreResults = false
+    package var isLoadingMore = false
+    package var isLoadingMoreResults = false
 
     /// An empty snapshot (a model not started yet): tests fill in what they need.
-    init() {}
+    package init() {}
 
     /// The model's state now.
-    @MainActor init(_ model: InboxViewModel) {
+    @MainActor package init(_ model: InboxViewModel) {
         inboxViewState = model.inboxViewState
         emailsListState = model.emailsListState
         searchState = model.searchState
@@ -49,13 +49,13 @@ struct InboxSnapshot: Hashable, Sendable {
     }
 
     /// The inbox as listed: the Pinned section, then the rest, each newest first.
-    var inboxEmails: [Email] { pinnedEmails + unpinnedEmails }
+    package var inboxEmails: [Email] { pinnedEmails + unpinnedEmails }
 
     /// The loaded message `id`, from the inbox or else the results.
-    func email(_ id: Email.ID) -> Email? {
+    package func email(_ id: Email.ID) -> Email? {
         inboxEmails.first { $0.id == id } ?? searchResults.first { $0.id == id }
     }
 
     /// The mailbox's name for titles (INBOX before it is open).
-    var mailboxName: String { mailbox?.name ?? "INBOX" }
+    package var mailboxName: String { mailbox?.name ?? "INBOX" }
 }

@@ -1,10 +1,10 @@
-import MailSearch
+package import MailSearch
 
 /// The message opened with Enter: its headers and text, fetched with `BODY.PEEK[]` (reading
 /// never marks it read), scrolled by line.
-struct MessageReader: Hashable, Sendable {
+package struct MessageReader: Hashable, Sendable {
     /// What the reader shows.
-    enum Content: Hashable, Sendable {
+    package enum Content: Hashable, Sendable {
         /// Being fetched.
         case loading
         /// Its lines as `mailsearch show` prints them, before wrapping.
@@ -14,14 +14,14 @@ struct MessageReader: Hashable, Sendable {
     }
 
     /// The message.
-    var id: Email.ID
+    package var id: Email.ID
     /// What shows.
-    var content: Content = .loading
+    package var content: Content = .loading
     /// The first wrapped line in view.
-    var top = 0
+    package var top = 0
 
     /// The lines to show at `width` columns: long lines wrapped at spaces where possible.
-    func wrappedLines(width: Int) -> [String] {
+    package func wrappedLines(width: Int) -> [String] {
         switch content {
         case .loading: return []
         case .loaded(let lines): return Self.wrap(lines, width: width)
@@ -31,7 +31,7 @@ struct MessageReader: Hashable, Sendable {
 
     /// `lines` wrapped to `width` columns (tabs as four spaces, control characters replaced):
     /// at the last space that fits, or anywhere in a word longer than a line.
-    static func wrap(_ lines: [String], width: Int) -> [String] {
+    package static func wrap(_ lines: [String], width: Int) -> [String] {
         guard width > 0 else { return [] }
         var wrapped: [String] = []
         for line in lines {
@@ -69,7 +69,7 @@ struct MessageReader: Hashable, Sendable {
 extension MessageContent {
     /// The message as `mailsearch show` prints it: the header fields, a blank line, the text,
     /// and a note when it was too large to fetch whole.
-    var readerLines: [String] {
+    package var readerLines: [String] {
         var lines = ShowCommand.text(of: self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines

@@ -1,5 +1,5 @@
-import Foundation
-import MailSearch
+package import Foundation
+package import MailSearch
 
 /// The terminal UI's own state, as a pure state machine: which message is selected and where
 /// each list is scrolled, whether the search field has the keys, which suggestion is
@@ -14,9 +14,9 @@ import MailSearch
 /// the Pinned section, or a page appended keep the same message selected. The inbox keeps its
 /// selection and scroll position while search mode shows, so leaving search (Esc) finds it
 /// exactly as it was.
-struct TerminalScreen: Hashable, Sendable {
+package struct TerminalScreen: Hashable, Sendable {
     /// What happens.
-    enum Event: Hashable, Sendable {
+    package enum Event: Hashable, Sendable {
         /// A key was pressed.
         case key(Key)
         /// The model changed (or was just read), at `date`.
@@ -30,7 +30,7 @@ struct TerminalScreen: Hashable, Sendable {
     }
 
     /// What the driver should do.
-    enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Call the model.
         case model(ModelRequest)
         /// Fetch the message for the reader (`BODY.PEEK[]`), answering with `messageLoaded` or
@@ -41,7 +41,7 @@ struct TerminalScreen: Hashable, Sendable {
     }
 
     /// A call on ``InboxViewModel``.
-    enum ModelRequest: Hashable, Sendable {
+    package enum ModelRequest: Hashable, Sendable {
         /// `setSearching(_:)`.
         case setSearching(Bool)
         /// `updateQuery(_:)`.
@@ -65,7 +65,7 @@ struct TerminalScreen: Hashable, Sendable {
     }
 
     /// What shows over the inbox or search.
-    enum Overlay: Hashable, Sendable {
+    package enum Overlay: Hashable, Sendable {
         /// Nothing: the inbox or search mode.
         case none
         /// The key help (`?`); any key closes it.
@@ -75,7 +75,7 @@ struct TerminalScreen: Hashable, Sendable {
     }
 
     /// In search mode, where the keys go.
-    enum SearchFocus: Hashable, Sendable {
+    package enum SearchFocus: Hashable, Sendable {
         /// The search field: typing edits the query; arrows move over the suggestions.
         case field
         /// The results (after a submit): the list keys act on them; `/` goes back to the field.
@@ -84,7 +84,7 @@ struct TerminalScreen: Hashable, Sendable {
 
     /// Which part of the screen has the keys, derived from the overlay, the model's
     /// `inboxViewState` and the search focus.
-    enum Mode: Hashable, Sendable {
+    package enum Mode: Hashable, Sendable {
         case inbox
         case searchField
         case searchResults
@@ -93,44 +93,44 @@ struct TerminalScreen: Hashable, Sendable {
     }
 
     /// A list's selection and scroll position.
-    struct ListPosition: Hashable, Sendable {
+    package struct ListPosition: Hashable, Sendable {
         /// The selected message; nil when the list is empty.
-        var selected: Email.ID?
+        package var selected: Email.ID?
         /// The selected message's index among the list's messages.
-        var index = 0
+        package var index = 0
         /// The first row in view (rows include section titles).
-        var top = 0
+        package var top = 0
     }
 
     /// The model's state.
-    private(set) var snapshot: InboxSnapshot
+    package private(set) var snapshot: InboxSnapshot
     /// The terminal's size.
-    private(set) var size: TerminalSize
+    package private(set) var size: TerminalSize
     /// The help or the reader, if showing.
-    private(set) var overlay: Overlay = .none
+    package private(set) var overlay: Overlay = .none
     /// Where keys go in search mode.
-    private(set) var searchFocus: SearchFocus = .field
+    package private(set) var searchFocus: SearchFocus = .field
     /// The highlighted suggestion (arrows in the search field), if any.
-    private(set) var highlightedSuggestion: Int?
+    package private(set) var highlightedSuggestion: Int?
     /// The inbox's selection and scroll; untouched by search mode.
-    private(set) var inbox = ListPosition()
+    package private(set) var inbox = ListPosition()
     /// The results' selection and scroll; reset for each search.
-    private(set) var results = ListPosition()
+    package private(set) var results = ListPosition()
     /// When the inbox last matched the server: a listing arrived or a live change was applied.
-    private(set) var lastUpdated: Date?
+    package private(set) var lastUpdated: Date?
 
     /// A screen of `size` showing `snapshot`.
-    init(snapshot: InboxSnapshot = InboxSnapshot(), size: TerminalSize) {
+    package init(snapshot: InboxSnapshot = InboxSnapshot(), size: TerminalSize) {
         self.snapshot = snapshot
         self.size = size
         fixPositions()
     }
 
     /// The layout for the current size.
-    var layout: ScreenLayout { ScreenLayout(size) }
+    package var layout: ScreenLayout { ScreenLayout(size) }
 
     /// Which part of the screen has the keys.
-    var mode: Mode {
+    package var mode: Mode {
         switch overlay {
         case .help: return .help
         case .message: return .reader
@@ -144,7 +144,7 @@ struct TerminalScreen: Hashable, Sendable {
 
     /// The message the actions (`u`, `p`, Enter) apply to: the one open in the reader, else the
     /// selected one of the list in view.
-    var actionTarget: Email? {
+    package var actionTarget: Email? {
         switch overlay {
         case .message(let reader): return snapshot.email(reader.id)
         case .help: return nil
@@ -162,12 +162,12 @@ struct TerminalScreen: Hashable, Sendable {
 
     /// Whether the search field shows suggestions (or recent searches) instead of the state: it
     /// has the keys and there is something to suggest.
-    var showsSuggestions: Bool { mode == .searchField && !snapshot.suggestions.isEmpty }
+    package var showsSuggestions: Bool { mode == .searchField && !snapshot.suggestions.isEmpty }
 
     // MARK: - Events
 
     /// Applies `event`; returns what the driver must do, in order.
-    mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .key(let key):
             if key == .control("c") { return [.quit] }
@@ -209,12 +209,12 @@ struct TerminalScreen: Hashable, Sendable {
             fixPositions()
             return loadMoreIfNeeded()
         case .messageLoaded(let id, let lines):
-            guard case .message(var reader) = overlay, reader.id == id else { return [] }
+            guard case .message(var reader) = overlay, reader.id == id, reader.content == .loading else { return [] }
             reader.content = .loaded(lines)
             overlay = .message(reader)
             return []
         case .messageFailed(let id, let reason):
-            guard case .message(var reader) = overlay, reader.id == id else { return [] }
+            guard case .message(var reader) = overlay, reader.id == id, reader.content == .loading else { return [] }
             reader.content = .failed(reason)
             overlay = .message(reader)
             return []

@@ -1,5 +1,5 @@
-import Foundation
-import MailSearch
+package import Foundation
+package import MailSearch
 import Observation
 import Synchronization
 
@@ -187,18 +187,7 @@ final class TerminalUI {
                         }
                     })
             case .model(let request):
-                switch request {
-                case .setSearching(let isSearching): model.setSearching(isSearching)
-                case .updateQuery(let text): model.updateQuery(text)
-                case .submit: model.submit()
-                case .chooseSuggestion(let text): model.chooseSuggestion(text)
-                case .loadMore: model.loadMore()
-                case .loadMoreResults: model.loadMoreResults()
-                case .toggleRead(let id): model.toggleRead(id)
-                case .togglePin(let id): model.togglePin(id)
-                case .refresh: model.refresh()
-                case .dismissNotice: model.dismissNotice()
-                }
+                request.apply(to: model)
             }
         }
     }
@@ -207,5 +196,23 @@ final class TerminalUI {
         let frame = InboxRenderer(now: Date(), timeZone: timeZone).frame(screen)
         let bytes = writer.update(to: frame)
         if !bytes.isEmpty { terminal.write(bytes) }
+    }
+}
+
+extension TerminalScreen.ModelRequest {
+    /// Makes the call on `model`.
+    @MainActor package func apply(to model: InboxViewModel) {
+        switch self {
+        case .setSearching(let isSearching): model.setSearching(isSearching)
+        case .updateQuery(let text): model.updateQuery(text)
+        case .submit: model.submit()
+        case .chooseSuggestion(let text): model.chooseSuggestion(text)
+        case .loadMore: model.loadMore()
+        case .loadMoreResults: model.loadMoreResults()
+        case .toggleRead(let id): model.toggleRead(id)
+        case .togglePin(let id): model.togglePin(id)
+        case .refresh: model.refresh()
+        case .dismissNotice: model.dismissNotice()
+        }
     }
 }

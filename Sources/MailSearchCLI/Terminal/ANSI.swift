@@ -1,26 +1,26 @@
 /// The escape sequences the terminal UI writes (ECMA-48 / VT100, with xterm's private modes,
 /// which every terminal emulator and tmux understand).
-enum ANSI {
+package enum ANSI {
     /// Control Sequence Introducer.
-    static let csi = "\u{1B}["
+    package static let csi = "\u{1B}["
 
     /// The alternate screen (`?1049h`, the shell's screen is kept aside), the cursor hidden
     /// (`?25l`), automatic wrapping off (`?7l`: writing the last column never scrolls), cleared.
-    static let enterFullScreen = csi + "?1049h" + csi + "?25l" + csi + "?7l" + csi + "H" + csi + "2J"
+    package static let enterFullScreen = csi + "?1049h" + csi + "?25l" + csi + "?7l" + csi + "H" + csi + "2J"
     /// Back to the normal screen with attributes reset, wrapping and the cursor on.
-    static let leaveFullScreen = csi + "0m" + csi + "?7h" + csi + "?25h" + csi + "?1049l"
+    package static let leaveFullScreen = csi + "0m" + csi + "?7h" + csi + "?25h" + csi + "?1049l"
 
     /// Clears the whole screen.
-    static let clearScreen = csi + "2J"
+    package static let clearScreen = csi + "2J"
     /// Erases from the cursor to the end of the line.
-    static let clearToEndOfLine = csi + "K"
+    package static let clearToEndOfLine = csi + "K"
     /// Shows the cursor.
-    static let showCursor = csi + "?25h"
+    package static let showCursor = csi + "?25h"
     /// Hides the cursor.
-    static let hideCursor = csi + "?25l"
+    package static let hideCursor = csi + "?25l"
     /// Resets every attribute.
-    static let reset = csi + "0m"
+    package static let reset = csi + "0m"
 
     /// Moves the cursor to `row`, `column` (both from 0).
-    static func moveTo(row: Int, column: Int) -> String { csi + "\(row + 1);\(column + 1)H" }
+    package static func moveTo(row: Int, column: Int) -> String { csi + "\(row + 1);\(column + 1)H" }
 }

@@ -1,12 +1,12 @@
 /// How a piece of text looks on the screen. Attributes (bold, dim, reverse, underline) are not
 /// colours and stay with `NO_COLOR`; the foreground colour is left out then.
-struct TextStyle: Hashable, Sendable {
+package struct TextStyle: Hashable, Sendable {
     /// The colours the UI uses (the terminal's palette, so they follow its theme).
-    enum Color: Hashable, Sendable {
+    package enum Color: Hashable, Sendable {
         case red, green, yellow, blue, magenta, cyan
 
         /// The SGR parameter.
-        var code: Int {
+        package var code: Int {
             switch self {
             case .red: return 31
             case .green: return 32
@@ -18,34 +18,34 @@ struct TextStyle: Hashable, Sendable {
         }
     }
 
-    var bold = false
-    var dim = false
-    var reverse = false
-    var underline = false
-    var foreground: Color?
+    package var bold = false
+    package var dim = false
+    package var reverse = false
+    package var underline = false
+    package var foreground: Color?
 
     /// No attributes.
-    static let plain = TextStyle()
-    static let bold = TextStyle(bold: true)
-    static let dim = TextStyle(dim: true)
-    static let reverse = TextStyle(reverse: true)
+    package static let plain = TextStyle()
+    package static let bold = TextStyle(bold: true)
+    package static let dim = TextStyle(dim: true)
+    package static let reverse = TextStyle(reverse: true)
 
     /// A copy with the foreground `color`.
-    func colored(_ color: Color) -> TextStyle {
+    package func colored(_ color: Color) -> TextStyle {
         var copy = self
         copy.foreground = color
         return copy
     }
 
     /// A copy with reverse video on (the selected row).
-    var reversed: TextStyle {
+    package var reversed: TextStyle {
         var copy = self
         copy.reverse = true
         return copy
     }
 
     /// The SGR sequence that sets exactly this style (starting from a reset).
-    func sequence(colors: Bool) -> String {
+    package func sequence(colors: Bool) -> String {
         var parameters = ["0"]
         if bold { parameters.append("1") }
         if dim { parameters.append("2") }
@@ -57,33 +57,39 @@ struct TextStyle: Hashable, Sendable {
 }
 
 /// A run of text in one style.
-struct Span: Hashable, Sendable {
-    var text: String
-    var style: TextStyle
+package struct Span: Hashable, Sendable {
+    package var text: String
+    package var style: TextStyle
+
+    /// `text` in `style`.
+    package init(text: String, style: TextStyle) {
+        self.text = text
+        self.style = style
+    }
 }
 
 /// One row of the screen: spans of styled text, measured in terminal columns (a CJK character
 /// or an emoji takes two).
-struct FrameLine: Hashable, Sendable {
+package struct FrameLine: Hashable, Sendable {
     /// The spans, left to right.
-    private(set) var spans: [Span] = []
+    package private(set) var spans: [Span] = []
     /// The columns the line takes.
-    private(set) var width = 0
+    package private(set) var width = 0
 
     /// An empty line.
-    init() {}
+    package init() {}
 
     /// A line of `text` in `style`.
-    init(_ text: String, _ style: TextStyle = .plain) {
+    package init(_ text: String, _ style: TextStyle = .plain) {
         append(text, style)
     }
 
     /// The text without styles.
-    var text: String { spans.map(\.text).joined() }
+    package var text: String { spans.map(\.text).joined() }
 
     /// Appends `text` in `style`, with control characters replaced (mail text must not be able
     /// to move the cursor or change the terminal).
-    mutating func append(_ text: String, _ style: TextStyle = .plain) {
+    package mutating func append(_ text: String, _ style: TextStyle = .plain) {
         let clean = TerminalText.sanitized(text)
         guard !clean.isEmpty else { return }
         width += TerminalText.width(of: clean)
@@ -95,18 +101,18 @@ struct FrameLine: Hashable, Sendable {
     }
 
     /// Appends `line`'s spans.
-    mutating func append(_ line: FrameLine) {
+    package mutating func append(_ line: FrameLine) {
         for span in line.spans { append(span.text, span.style) }
     }
 
     /// Appends `count` spaces in `style`.
-    mutating func pad(_ count: Int, _ style: TextStyle = .plain) {
+    package mutating func pad(_ count: Int, _ style: TextStyle = .plain) {
         if count > 0 { append(String(repeating: " ", count: count), style) }
     }
 
     /// The line cut to at most `columns` columns: a wide character that would straddle the edge
     /// is left out, so the line never overflows; with `ellipsis`, a cut line ends in `…`.
-    func truncated(to columns: Int, ellipsis: Bool = false) -> FrameLine {
+    package func truncated(to columns: Int, ellipsis: Bool = false) -> FrameLine {
         guard width > columns else { return self }
         let room = ellipsis ? columns - 1 : columns
         var result = FrameLine()
@@ -130,7 +136,7 @@ struct FrameLine: Hashable, Sendable {
 
     /// The line cut or padded with spaces in `style` to exactly `columns` columns (a wide
     /// character cut at the edge leaves one padding space).
-    func fitted(to columns: Int, _ style: TextStyle = .plain) -> FrameLine {
+    package func fitted(to columns: Int, _ style: TextStyle = .plain) -> FrameLine {
         var result = truncated(to: columns)
         result.pad(columns - result.width, style)
         return result
@@ -139,22 +145,28 @@ struct FrameLine: Hashable, Sendable {
 
 /// What the screen shows: one line per row (each at most `size.width` columns), and where the
 /// terminal's cursor goes (the search field while it is typed in) or none (hidden).
-struct Frame: Hashable, Sendable {
+package struct Frame: Hashable, Sendable {
     /// A cell, from 0.
-    struct Position: Hashable, Sendable {
-        var row: Int
-        var column: Int
+    package struct Position: Hashable, Sendable {
+        package var row: Int
+        package var column: Int
+
+        /// The cell at `row`, `column`.
+        package init(row: Int, column: Int) {
+            self.row = row
+            self.column = column
+        }
     }
 
     /// The terminal size it was made for.
-    var size: TerminalSize
+    package var size: TerminalSize
     /// Exactly `size.height` lines.
-    var lines: [FrameLine]
+    package var lines: [FrameLine]
     /// The visible cursor, if any.
-    var cursor: Position?
+    package var cursor: Position?
 
     /// A frame of `lines`, cut and filled to `size`.
-    init(size: TerminalSize, lines: [FrameLine], cursor: Position? = nil) {
+    package init(size: TerminalSize, lines: [FrameLine], cursor: Position? = nil) {
         self.size = size
         var fitted = lines.prefix(max(0, size.height)).map { $0.truncated(to: max(0, size.width)) }
         while fitted.count < size.height { fitted.append(FrameLine()) }
@@ -164,7 +176,7 @@ struct Frame: Hashable, Sendable {
 
     /// The screen as text, one line per row without trailing spaces (as `tmux capture-pane -p`
     /// shows it).
-    var text: String {
+    package var text: String {
         lines.map { line in
             var text = line.text
             while text.last == " " { text.removeLast() }
@@ -175,19 +187,19 @@ struct Frame: Hashable, Sendable {
 
 /// Writes frames to a terminal, rewriting only the rows that changed since the last frame (the
 /// whole screen after a resize or ``invalidate()``).
-struct FrameWriter: Sendable {
+package struct FrameWriter: Sendable {
     /// Whether colours are written (never with `NO_COLOR`).
-    var colors: Bool
+    package var colors: Bool
     private var previous: Frame?
 
     /// A writer that has written nothing yet.
-    init(colors: Bool) { self.colors = colors }
+    package init(colors: Bool) { self.colors = colors }
 
     /// The next update draws every row.
-    mutating func invalidate() { previous = nil }
+    package mutating func invalidate() { previous = nil }
 
     /// The bytes that turn the screen from the last frame into `frame`.
-    mutating func update(to frame: Frame) -> String {
+    package mutating func update(to frame: Frame) -> String {
         var output = ""
         let full = previous?.size != frame.size
         if full { output += ANSI.reset + ANSI.clearScreen }

@@ -1,6 +1,6 @@
 /// One key press as a terminal in raw mode reports it (xterm and VT100 conventions, which tmux,
 /// screen and every terminal emulator in use follow).
-enum Key: Hashable, Sendable {
+package enum Key: Hashable, Sendable {
     /// Text: a printable character (any script; a UTF-8 sequence decoded whole).
     case character(Character)
     /// Alt (Meta) with a printable character: ESC immediately followed by it.

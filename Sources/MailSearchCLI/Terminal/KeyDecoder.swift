@@ -14,16 +14,16 @@
 /// decoder.timedOut()                       // keys [.escape]
 /// decoder.received(Array("é".utf8))        // keys [.character("é")]
 /// ```
-struct KeyDecoder: Hashable, Sendable {
+package struct KeyDecoder: Hashable, Sendable {
     /// How long a lone ESC waits for the rest of a sequence before it counts as Escape.
-    static let escapeDelay = Duration.milliseconds(50)
+    package static let escapeDelay = Duration.milliseconds(50)
 
     /// What the bytes so far decoded to.
-    struct Action: Hashable, Sendable {
+    package struct Action: Hashable, Sendable {
         /// The keys completed, in order.
-        var keys: [Key]
+        package var keys: [Key]
         /// Whether bytes are pending that only more input (or ``timedOut()``) can settle.
-        var awaitsMore: Bool
+        package var awaitsMore: Bool
     }
 
     private enum State: Hashable, Sendable {
@@ -42,17 +42,17 @@ struct KeyDecoder: Hashable, Sendable {
     private var state: State = .ground
 
     /// An idle decoder.
-    init() {}
+    package init() {}
 
     /// Decodes `bytes`, which follow the bytes received before.
-    mutating func received(_ bytes: some Sequence<UInt8>) -> Action {
+    package mutating func received(_ bytes: some Sequence<UInt8>) -> Action {
         var keys: [Key] = []
         for byte in bytes { step(byte, into: &keys) }
         return Action(keys: keys, awaitsMore: awaitsMore)
     }
 
     /// No byte came within ``escapeDelay``: what is pending is complete as it is.
-    mutating func timedOut() -> Action {
+    package mutating func timedOut() -> Action {
         var keys: [Key] = []
         switch state {
         case .ground:

@@ -7,20 +7,20 @@ import Darwin
 #endif
 
 /// The size of a terminal, in character cells.
-struct TerminalSize: Hashable, Sendable, CustomStringConvertible {
+package struct TerminalSize: Hashable, Sendable, CustomStringConvertible {
     /// Columns.
-    var width: Int
+    package var width: Int
     /// Rows.
-    var height: Int
+    package var height: Int
 
     /// A size.
-    init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 
     /// `80x24`.
-    var description: String { "\(width)x\(height)" }
+    package var description: String { "\(width)x\(height)" }
 }
 
 /// The terminal on standard input and output in full-screen mode: raw input (no echo, no line
@@ -31,20 +31,20 @@ struct TerminalSize: Hashable, Sendable, CustomStringConvertible {
 ///
 /// The settings are also kept process-wide, so an `exit()` from anywhere (an `atexit` handler)
 /// still restores them; ``restore()`` may be called any number of times.
-final class RawTerminal: Sendable {
+package final class RawTerminal: Sendable {
     /// The terminal could not be set up.
-    struct SetupError: Error, Hashable, Sendable {
+    package struct SetupError: Error, Hashable, Sendable {
         /// What failed, for a person.
-        var message: String
+        package var message: String
     }
 
     /// The descriptor keys are read from (standard input).
-    let input: Int32
+    package let input: Int32
     /// The descriptor the screen is written to (standard output).
-    let output: Int32
+    package let output: Int32
 
     /// Whether both descriptors are terminals.
-    static func isAvailable(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) -> Bool {
+    package static func isAvailable(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) -> Bool {
         isatty(input) == 1 && isatty(output) == 1
     }
 
@@ -52,7 +52,7 @@ final class RawTerminal: Sendable {
     ///
     /// - Throws: `SetupError` when the descriptors are not a terminal or its settings cannot be
     ///   read or changed (nothing is changed then).
-    init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws(SetupError) {
+    package init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws(SetupError) {
         self.input = input
         self.output = output
         guard Self.isAvailable(input: input, output: output) else {
@@ -86,12 +86,12 @@ final class RawTerminal: Sendable {
     /// Leaves full-screen mode: the attributes reset, wrapping and the cursor back on, the
     /// alternate screen left, the original settings restored (pending typed-ahead input is
     /// discarded so it does not reach the shell). Does nothing the second time.
-    func restore() {
+    package func restore() {
         Self.restoreActiveTerminal(matching: input)
     }
 
     /// The window's size now (TIOCGWINSZ); 80x24 when the terminal does not say.
-    var size: TerminalSize {
+    package var size: TerminalSize {
         var window = winsize()
         guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else {
             return TerminalSize(width: 80, height: 24)
@@ -101,7 +101,7 @@ final class RawTerminal: Sendable {
 
     /// Writes `text` completely (retrying after EINTR and short writes). A terminal that went
     /// away ends the writing silently; the reader sees the end of input and the screen closes.
-    func write(_ text: String) { Self.write(text, to: output) }
+    package func write(_ text: String) { Self.write(text, to: output) }
 
     private static func write(_ text: String, to descriptor: Int32) {
         let bytes = Array(text.utf8)
@@ -141,9 +141,9 @@ private func writeBytes(_ descriptor: Int32, _ start: UnsafeRawPointer?, _ count
 
 /// The settings to restore and where.
 private struct SavedTerminal {
-    var input: Int32
-    var output: Int32
-    var settings: termios
+    package var input: Int32
+    package var output: Int32
+    package var settings: termios
 }
 
 /// The terminal in full-screen mode, if any: the `atexit` handler's way back to its settings.
