@@ -185,7 +185,7 @@ package struct InboxRenderer {
             line.append(TerminalText.padded(sender, to: width >= 100 ? 22 : 18) + "  ", base)
         }
         let date = width >= 50 ? MessageRows.formatDate(email.date, now: now, timeZone: timeZone) : ""
-        let dateColumn = date.isEmpty ? 0 : 11
+        let dateColumn = date.isEmpty ? 0 : 12
         let room = max(0, width - line.width - dateColumn)
         var middle = FrameLine()
         middle.append(Self.subject(of: email), base.with(bold: !email.isRead))

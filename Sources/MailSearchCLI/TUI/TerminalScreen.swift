@@ -68,8 +68,8 @@ package struct TerminalScreen: Hashable, Sendable {
     package enum Overlay: Hashable, Sendable {
         /// Nothing: the inbox or search mode.
         case none
-        /// The key help (`?`); any key closes it.
-        case help
+        /// The key help (`?`); any key closes it, back to the reader it was opened from, if any.
+        case help(returningTo: MessageReader?)
         /// The message reader (Enter).
         case message(MessageReader)
     }
@@ -176,7 +176,11 @@ package struct TerminalScreen: Hashable, Sendable {
             case .searchField: return fieldKey(key)
             case .searchResults: return resultsKey(key)
             case .help:
-                overlay = .none
+                if case .help(let reader?) = overlay {
+                    overlay = .message(reader)
+                } else {
+                    overlay = .none
+                }
                 return []
             case .reader: return readerKey(key)
             }
@@ -231,7 +235,7 @@ package struct TerminalScreen: Hashable, Sendable {
             highlightedSuggestion = nil
             return [.model(.setSearching(true))]
         case .character("?"):
-            overlay = .help
+            overlay = .help(returningTo: nil)
             return []
         case .character("R"): return [.model(.refresh)]
         case .character("r"):
@@ -253,7 +257,7 @@ package struct TerminalScreen: Hashable, Sendable {
             highlightedSuggestion = nil
             return []
         case .character("?"):
-            overlay = .help
+            overlay = .help(returningTo: nil)
             return []
         case .character("R"):
             return snapshot.searchedQuery == nil ? [] : [.model(.submit)]
@@ -385,7 +389,7 @@ package struct TerminalScreen: Hashable, Sendable {
         case .character("p"):
             return [.model(.togglePin(reader.id))]
         case .character("?"):
-            overlay = .help
+            overlay = .help(returningTo: reader)
             return []
         default:
             return []

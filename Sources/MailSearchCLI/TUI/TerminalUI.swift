@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import MailSearch
 import Observation
 import Synchronization
