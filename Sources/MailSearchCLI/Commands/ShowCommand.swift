@@ -62,7 +62,8 @@ public struct ShowCommand: AsyncParsableCommand {
         text += "\n" + TerminalText.sanitized(content.text, keepingLines: true)
         if !text.hasSuffix("\n") { text += "\n" }
         if content.isTruncated {
-            text += "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"
+            text +=
+                "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"
         }
         return text
     }

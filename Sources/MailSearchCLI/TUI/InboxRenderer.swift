@@ -155,7 +155,9 @@ package struct InboxRenderer {
     }
 
     /// The rows of a list in view from `position.top`, the selected message highlighted.
-    private func list(_ rows: [ListRow], position: TerminalScreen.ListPosition, width: Int, rows count: Int)
+    private func list(
+        _ rows: [ListRow], position: TerminalScreen.ListPosition, width: Int, rows count: Int
+    )
         -> [FrameLine]
     {
         rows.dropFirst(position.top).prefix(count).map { row in
@@ -295,7 +297,8 @@ package struct InboxRenderer {
         case .inbox, .help, .reader:
             switch snapshot.connection {
             case .reconnecting(let reason): parts.append("Reconnecting (\(reason))...")
-            case .failed(let reason) where snapshot.emailsListState != .error(reason): parts.append("Offline: \(reason)")
+            case .failed(let reason) where snapshot.emailsListState != .error(reason):
+                parts.append("Offline: \(reason)")
             case .closed, .opening, .open, .failed: break
             }
             switch snapshot.emailsListState {
@@ -317,7 +320,8 @@ package struct InboxRenderer {
                 parts.append("\(total) result\(total == 1 ? "" : "s") for “\(snapshot.searchedQuery ?? "")”")
                 if snapshot.isLoadingMoreResults { parts.append("Loading more...") }
             case .empty:
-                parts.append(snapshot.searchedQuery == nil ? "Search \(snapshot.mailboxName) on the server" : "No results")
+                parts.append(
+                    snapshot.searchedQuery == nil ? "Search \(snapshot.mailboxName) on the server" : "No results")
             case .error: parts.append("Search failed")
             }
         }

@@ -192,7 +192,8 @@ package struct TerminalScreen: Hashable, Sendable {
                 searchFocus = .field
                 highlightedSuggestion = nil
             }
-            if old.searchedQuery != new.searchedQuery || (old.searchState != new.searchState && new.searchState != .results)
+            if old.searchedQuery != new.searchedQuery
+                || (old.searchState != new.searchState && new.searchState != .results)
             {
                 results = ListPosition()
             }

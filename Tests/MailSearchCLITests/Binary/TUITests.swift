@@ -150,7 +150,8 @@ struct TUITests {
         environment["NO_COLOR"] = "1"
         // 16 rows: 13 of mail, so the 15th message is scrolled into view.
         try await TmuxSession.with(
-            account.plainArguments + ["tui"], environment: environment, width: 100, height: 16) { tmux in
+            account.plainArguments + ["tui"], environment: environment, width: 100, height: 16
+        ) { tmux in
 
             try await tmux.waitFor(text: "Updated just now")
             let attributes = try await tmux.screen(escapes: true)
@@ -209,7 +210,9 @@ struct TUITests {
             try await tmux.press("Down", "Enter")
             try await tmux.waitFor(text: "2 results for “from:albus.dumbledore@hogwarts.example”")
             try await tmux.press("j")
-            let second = try await tmux.waitFor("the second result selected") { self.row($0, ">●")?.contains("Thing about pain") == true }
+            let second = try await tmux.waitFor("the second result selected") {
+                self.row($0, ">●")?.contains("Thing about pain") == true
+            }
             #expect(second.contains(" u Read  p Pin "))
             try await tmux.press("u")
             try await tmux.waitFor(text: " u Unread  p Pin ")
@@ -284,7 +287,8 @@ struct TUITests {
     }
 
     @Test func withoutATerminalItSaysSo() async throws {
-        let result = try await ToolProcess.run(["--demo", "tui"], environment: ToolEnvironment.make(FileManager.default.temporaryDirectory))
+        let result = try await ToolProcess.run(
+            ["--demo", "tui"], environment: ToolEnvironment.make(FileManager.default.temporaryDirectory))
         #expect(result.status == 64, "\(result)")
         #expect(result.standardError.hasPrefix("error: mailsearch tui needs a terminal"))
         #expect(result.standardOutput.isEmpty)

@@ -47,7 +47,8 @@ final class TmuxSession: Sendable {
         let path = directory.path
         // The inner shell writes its own pid, then becomes mailsearch: the pid is the program's.
         let run =
-            "sh -c 'echo $$ > \(path)/pid; exec \"$0\" \"$@\"' " + ([tool] + arguments).map(quoted).joined(separator: " ")
+            "sh -c 'echo $$ > \(path)/pid; exec \"$0\" \"$@\"' "
+            + ([tool] + arguments).map(quoted).joined(separator: " ")
         let script =
             "stty -a > \(path)/before; \(run); echo $? > \(path)/status; stty -a > \(path)/after; echo \"mailsearch exited\"; exec tail -f /dev/null"
         let session = TmuxSession(directory: directory)

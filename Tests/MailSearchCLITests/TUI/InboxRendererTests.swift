@@ -26,7 +26,8 @@ struct InboxRendererTests {
         #expect(lines[3].hasPrefix(" ●📌 RH Rubeus Hagrid       Tea on Friday?"), "\(lines[3])")
         #expect(lines[4] == " INBOX")
         // Unread, today's: the time.
-        #expect(lines[5].hasPrefix(" ●   AD Albus Dumbledore    About Nicolas Flamel  To the well-organi"), "\(lines[5])")
+        #expect(
+            lines[5].hasPrefix(" ●   AD Albus Dumbledore    About Nicolas Flamel  To the well-organ"), "\(lines[5])")
         #expect(lines[5].hasSuffix("10:00"))
         #expect(lines[6].hasPrefix("     MM Minerva McGonagall  Transfiguration timetable"))
         #expect(lines[12].hasPrefix("     NL Neville Longbottom  Mimbulus mimbletonia"))
@@ -229,7 +230,8 @@ struct InboxRendererTests {
         harness.press(.escape)
         harness.press(.enter)
         check("reader, loading")
-        harness.send(.messageLoaded(harness.fetched[0], ["From: Severus Snape", "", String(repeating: "word ", count: 60)]))
+        harness.send(
+            .messageLoaded(harness.fetched[0], ["From: Severus Snape", "", String(repeating: "word ", count: 60)]))
         check("reader")
         harness.press(.character("q"))
         harness.press(.character("/"))

@@ -105,7 +105,8 @@ struct TerminalScreenTests {
         #expect(selectedSubject(harness) == "About Nicolas Flamel", "the selection moves with the message")
         #expect(harness.model.pinnedEmails.map(\.subject).contains("About Nicolas Flamel"))
         #expect(harness.lines[23].hasPrefix(" u Unread  p Unpin  "))
-        #expect(harness.lines.firstIndex { $0.contains("About Nicolas Flamel") }! < harness.lines.firstIndex(of: " INBOX")!)
+        #expect(
+            harness.lines.firstIndex { $0.contains("About Nicolas Flamel") }! < harness.lines.firstIndex(of: " INBOX")!)
         await harness.settle()
         #expect(harness.service.emails().first { $0.subject == "About Nicolas Flamel" }?.isPinned == true)
 
@@ -268,7 +269,8 @@ struct TerminalScreenTests {
         #expect(harness.screen.mode == .reader)
         #expect(harness.lines[1].trimmingCharacters(in: .whitespaces) == "Loading the message...")
         #expect(harness.lines[0].hasPrefix(" About Nicolas Flamel"))
-        harness.send(.messageLoaded(id, ["From: Albus Dumbledore <albus@hogwarts.example>", "", "To the well-organized mind"]))
+        harness.send(
+            .messageLoaded(id, ["From: Albus Dumbledore <albus@hogwarts.example>", "", "To the well-organized mind"]))
         #expect(harness.lines[1] == "From: Albus Dumbledore <albus@hogwarts.example>")
         #expect(harness.lines[3] == "To the well-organized mind")
         #expect(harness.lines[23].hasPrefix(" u Read  p Pin  "))

@@ -44,7 +44,10 @@ import Testing
         ("two-byte UTF-8", Array("é".utf8), [.character("é")]),
         ("three-byte UTF-8", Array("会議".utf8), [.character("会"), .character("議")]),
         ("four-byte UTF-8", Array("📌".utf8), [.character("📌")]),
-        ("mixed", Array("a".utf8) + [esc] + Array("[Bé".utf8) + [0x0D], [.character("a"), .down, .character("é"), .enter]),
+        (
+            "mixed", Array("a".utf8) + [esc] + Array("[Bé".utf8) + [0x0D],
+            [.character("a"), .down, .character("é"), .enter]
+        ),
         ("a broken UTF-8 sequence", [0xC3, 0x28], [.character("\u{FFFD}"), .character("(")]),
         ("a byte never in UTF-8", [0xFF], [.character("\u{FFFD}")]),
         ("a stray continuation byte", [0x80, 0x61], [.character("\u{FFFD}"), .character("a")]),
