@@ -39,6 +39,9 @@ public struct IMAPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let mailboxChanged = Code("mailboxChanged")
         /// The server answered NO [UNAVAILABLE] (RFC 5530): a temporary failure; try again later.
         public static let unavailable = Code("unavailable")
+        /// A change (STORE) was sent, the connection broke before its answer, and the flags could
+        /// not be read back: it may or may not have been made. Read the flags again.
+        public static let outcomeUnknown = Code("outcomeUnknown")
     }
 
     public let code: Code

@@ -167,7 +167,10 @@ public actor MailboxConnection {
 
     /// UID STORE. If the connection breaks before the answer, the outcome is unknown: after
     /// reconnecting, the flags are read back and only what is still missing is applied, so a
-    /// change is never lost and never applied twice.
+    /// change is never lost and never applied twice. A read-back the server refuses for a while
+    /// (`NO`, `NO [UNAVAILABLE]`) is tried again in the next round. When the rounds run out and
+    /// a change was sent without an answer, the error is `.outcomeUnknown`: the change may or may
+    /// not have been made, and the caller must read the flags again rather than assume either.
     @discardableResult
     public func store(
         _ uids: SequenceSet, _ operation: StoreFlags.Operation, _ flags: [Flag], silent: Bool = true,
@@ -175,13 +178,20 @@ public actor MailboxConnection {
     ) async throws(IMAPError) -> StoreResult {
         var pending = uids
         var lastLoss: IMAPError?
+        // Whether a STORE was sent and its answer never came: from then on no error may be
+        // reported as "not applied" until the flags have been read back.
+        var uncertain = false
         // Each round: (after a loss) reconnect and read the flags back, then send the change for
         // what is still missing. A round that loses the connection again starts over; the change
         // is never sent for a message that already has it.
         for round in 0..<max(policy.maximumAttempts, 1) {
+            var sending = false
             do {
                 let session: IMAPSession
                 if let loss = lastLoss {
+                    if !Self.isConnectionLoss(loss) {
+                        try await pause(policy.delay(attempt: round - 1, jitter: random.nextUnit()))
+                    }
                     session = try await reconnect(after: loss)
                     var missing: [UInt32] = []
                     for try await message in session.fetch(pending, items: [.uid, .flags], in: expectation()) {
@@ -190,17 +200,37 @@ public actor MailboxConnection {
                     }
                     guard !missing.isEmpty else { return StoreResult(refused: nil, flags: [:]) }
                     pending = SequenceSet(numbers: missing)
+                    uncertain = false
                 } else {
                     session = try await liveSession()
                 }
+                sending = true
                 return try await session.store(
                     pending, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
             } catch  where Self.isConnectionLoss(error) {
                 configuration.logger.info("store outcome unknown (round \(round + 1)): \(error.message)")
+                if sending { uncertain = true }
                 lastLoss = error
+            } catch  where uncertain && (error.code == .no || error.code == .unavailable) {
+                // The flags could not be read back yet: the outcome is still unknown.
+                configuration.logger.info("store read-back refused (round \(round + 1)): \(error.message)")
+                lastLoss = error
+            } catch {
+                if uncertain { throw Self.outcomeUnknown(error) }
+                throw error
             }
         }
-        throw lastLoss ?? IMAPError(.connection, "the connection was lost")
+        let failure = lastLoss ?? IMAPError(.connection, "the connection was lost")
+        throw uncertain ? Self.outcomeUnknown(failure) : failure
+    }
+
+    /// The error for a STORE that reached the server (perhaps) without an answer, whose flags
+    /// could not be read back.
+    static func outcomeUnknown(_ error: IMAPError) -> IMAPError {
+        IMAPError(
+            .outcomeUnknown,
+            "the connection broke before the server confirmed the flag change, and the flags could not be read back (\(error.message)); the change may or may not have been made: read the flags again before retrying",
+            serverText: error.serverText, responseCode: error.responseCode, transportCode: error.transportCode)
     }
 
     /// Mailbox events and reconnections, as they happen, until the connection is closed.

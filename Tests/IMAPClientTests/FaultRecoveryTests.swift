@@ -226,6 +226,54 @@ import Testing
         await server.stop()
     }
 
+    /// The STORE ran, its answer was lost, and the first read-back was refused as unavailable:
+    /// the outcome is still unknown then, so the flags are read again (not reported as "not
+    /// applied", which the soak test caught) and the change is neither lost nor sent twice.
+    @Test func aStoreWhoseReadBackIsRefusedOnceIsReadAgainAndNotAppliedTwice() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server)
+        try await connection.open()
+        let before = Self.highestModseq(server)
+        _ = server.faults.add(.command("UID STORE", occurrence: 1), .closeAfter(bytes: 0))
+        _ = server.faults.add(.command("UID FETCH", occurrence: 2), .respond(.no, code: "UNAVAILABLE", text: "busy"))
+        try await connection.store(SequenceSet(7), .add, [.flagged])
+        #expect(Self.flags(server, 7).contains(.flagged))
+        #expect(Self.highestModseq(server) == before + 1)
+        let transcript = server.sessions.flatMap(\.transcript).filter { $0.direction == .client }
+        #expect(transcript.filter { $0.text.contains("UID STORE") }.count == 1)
+        // The reconnect's CONDSTORE resynchronisation is the first UID FETCH; the read-back of
+        // UID 7 the second (refused) and the third.
+        #expect(server.faults.fired.count == 2, "the lost answer and the refused read-back")
+        #expect(transcript.filter { $0.text.contains("UID FETCH 7 (UID FLAGS)") }.count == 2)
+        await connection.close()
+        await server.stop()
+    }
+
+    /// The STORE ran, its answer was lost, and every read-back is refused: the caller hears
+    /// that the outcome is unknown (never "refused", which would make it roll back a change the
+    /// server made), and the change was applied once.
+    @Test func aStoreWhoseFlagsCannotBeReadBackIsOfUnknownOutcome() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server)
+        try await connection.open()
+        let before = Self.highestModseq(server)
+        _ = server.faults.add(.command("UID STORE", occurrence: 1), .closeAfter(bytes: 0))
+        _ = server.faults.add(.command("UID FETCH"), .respond(.no, code: "UNAVAILABLE", text: "busy"))
+        let error = await #expect(throws: IMAPError.self) {
+            try await connection.store(SequenceSet(8), .add, [.seen])
+        }
+        #expect(error?.code == .outcomeUnknown)
+        #expect(error?.message.contains("may or may not have been made") == true)
+        #expect(Self.flags(server, 8).contains(.seen))
+        #expect(Self.highestModseq(server) == before + 1)
+        let stores = server.sessions.flatMap(\.transcript).filter {
+            $0.direction == .client && $0.text.contains("UID STORE")
+        }
+        #expect(stores.count == 1)
+        await connection.close()
+        await server.stop()
+    }
+
     /// The STORE never ran (the server stalled): after reconnecting it is applied, once.
     @Test func aStoreThatNeverRanIsAppliedAfterTheReconnect() async throws {
         let server = try await Self.server()

@@ -55,7 +55,7 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         let code: Code
         switch error.code {
         case .authentication: code = .authentication
-        case .connection, .tls, .bye, .timeout, .insecure, .unavailable: code = .connection
+        case .connection, .tls, .bye, .timeout, .insecure, .unavailable, .outcomeUnknown: code = .connection
         case .cancelled: code = .cancelled
         case .mailboxChanged: code = .mailboxChanged
         case .no: code = .refused
