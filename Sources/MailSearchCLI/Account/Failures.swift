@@ -55,7 +55,8 @@ enum Failures {
             if let transport = imap.transportCode, unreachable.contains(transport) { return .serverUnavailable }
             return .temporaryFailure
         case .authentication: return .loginRefused
-        case .timeout, .bye, .no, .bad, .unavailable, .protocolViolation, .mailboxChanged, .unsupported, .outcomeUnknown:
+        case .timeout, .bye, .no, .bad, .unavailable, .protocolViolation, .mailboxChanged, .unsupported,
+            .outcomeUnknown:
             return .temporaryFailure
         default: return .failure
         }
