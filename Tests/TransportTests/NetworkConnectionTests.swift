@@ -131,9 +131,13 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             _ = try? await connection.read(timeout: .seconds(30))
             connection.close()
         }
+        // The plain server's greeting is written by a task on the cooperative pool, which the
+        // suites running alongside (seeding thousands of messages) can keep busy for seconds: a
+        // generous handshake limit, since this test is about what the error says, not when.
         let error = await expectTransportError(.notTLS) {
             _ = try await NetworkConnection.connect(
-                host: "127.0.0.1", port: listener.port, security: .tls(ClientTLSConfiguration()))
+                host: "127.0.0.1", port: listener.port, security: .tls(ClientTLSConfiguration()),
+                timeouts: ConnectionTimeouts(connect: .seconds(90), tlsHandshake: .seconds(90)))
         }
         #expect(error?.message.contains("does not speak TLS") == true)
         listener.stop()

@@ -7,8 +7,16 @@ import Testing
 /// right code and one `error:` line, in bounded time and memory.
 @Suite(.timeLimit(.minutes(3)))
 struct MisbehavingServerTests {
-    /// The most resident memory a failing run may reach (a literal of 99 GB was announced).
-    static let memoryBoundKiB = 256 * 1024
+    /// The most resident memory a failing run may reach (a literal of 99 GB was announced); the
+    /// runs measure 28-63 MB here, the launcher's 10 MB included.
+    static let memoryBoundKiB = 128 * 1024
+
+    /// Runs the tool with its own peak memory measured (see `ToolProcess.run(measuringMemory:)`).
+    static func run(
+        _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(90)
+    ) async throws -> ToolResult {
+        try await ToolProcess.run(arguments, environment: environment, timeout: timeout, measuringMemory: true)
+    }
 
     func expectOneError(
         _ result: ToolResult, _ status: Int32, sourceLocation: SourceLocation = #_sourceLocation
@@ -17,16 +25,17 @@ struct MisbehavingServerTests {
         #expect(!result.timedOut, sourceLocation: sourceLocation)
         #expect(result.errorLines.count == 1, "\(result)", sourceLocation: sourceLocation)
         #expect(result.standardError.hasPrefix("error: "), "\(result)", sourceLocation: sourceLocation)
-        #expect(
-            result.maximumResidentKiB < Self.memoryBoundKiB, "\(result.maximumResidentKiB) KiB",
-            sourceLocation: sourceLocation)
+        let peak = result.maximumResidentKiB
+        #expect(peak != nil, "the tool's peak memory was not measured", sourceLocation: sourceLocation)
+        #expect((peak ?? .max) < Self.memoryBoundKiB, "\(peak ?? -1) KiB", sourceLocation: sourceLocation)
+        print("\(result.standardError.prefix(60).split(separator: "\n").first ?? ""): peak \(peak ?? -1) KiB")
     }
 
     @Test func aStalledCommandTimesOutWith75() async throws {
         let account = try await MockAccount.start(faults: [FaultRule(trigger: .command("UID SORT"), fault: .stall)])
         defer { Task { await account.stop() } }
         let started = ContinuousClock.now
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             account.tlsArguments + ["--timeout", "1", "search", "from:luna"], environment: account.environment,
             timeout: .seconds(60))
         expectOneError(result, 75)
@@ -39,7 +48,7 @@ struct MisbehavingServerTests {
         ])
         defer { Task { await account.stop() } }
         let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").last)
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             account.tlsArguments + ["--timeout", "30", "show", "\(uid)"], environment: account.environment)
         expectOneError(result, 75)
     }
@@ -48,7 +57,7 @@ struct MisbehavingServerTests {
         let account = try await MockAccount.start(
             faults: [FaultRule(trigger: .command("UID SORT"), fault: .respond(.bye, text: "server shutting down"))])
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             account.plainArguments + ["search", "x"], environment: account.environment)
         expectOneError(result, 75)
         #expect(result.standardError.contains("server shutting down"), "\(result)")
@@ -59,7 +68,7 @@ struct MisbehavingServerTests {
         let account = try await MockAccount.start(
             faults: [FaultRule(trigger: .command("UID SORT", occurrence: 1), fault: .closeAfter(bytes: 0))])
         defer { Task { await account.stop() } }
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             account.tlsArguments + ["search", "--json", "from:luna"], environment: account.environment)
         #expect(result.status == 0, "\(result)")
         #expect(result.lines.count == 1)
@@ -72,7 +81,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(misbehaviour)
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
                 "--insecure-plaintext",
@@ -89,7 +98,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting(Array(greeting.utf8)))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
                 "--insecure-plaintext",
@@ -103,7 +112,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting([]))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
                 "--insecure-plaintext",
@@ -116,7 +125,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting(Array("* OK hello\r\n".utf8)))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
-        let result = try await ToolProcess.run(
+        let result = try await Self.run(
             ["--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--timeout", "30", "list"],
             environment: ToolEnvironment.make(directory, password: "pw"))
         expectOneError(result, 69)

@@ -14,8 +14,9 @@ struct ToolResult: Sendable, CustomStringConvertible {
     var timedOut: Bool
     var standardOutput: String
     var standardError: String
-    /// The peak resident memory, in KiB (wait4's ru_maxrss).
-    var maximumResidentKiB: Int
+    /// The tool's own peak resident memory in KiB, when the run measured it (see
+    /// `ToolProcess.start(measuringMemory:)`); nil otherwise.
+    var maximumResidentKiB: Int?
 
     var lines: [String] {
         standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -47,6 +48,8 @@ final class ToolProcess: Sendable {
     }
 
     let pid: pid_t
+    /// Where the memory launcher writes the tool's peak (KiB), when measuring.
+    private let peakFile: String?
     /// The test's side of the terminal on standard input, or -1.
     private let terminalInput: Int32
     private let state = Mutex(State())
@@ -65,10 +68,44 @@ final class ToolProcess: Sendable {
     /// from `input` (/dev/null when nil).
     static func run(
         _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
-        timeout: Duration = .seconds(90)
+        timeout: Duration = .seconds(90), measuringMemory: Bool = false
     ) async throws -> ToolResult {
-        let process = try start(arguments, environment: environment, input: input, timeout: timeout)
+        let process = try start(
+            arguments, environment: environment, input: input, timeout: timeout, measuringMemory: measuringMemory)
         return await process.finished()
+    }
+
+    /// Starts the tool and reports its peak memory: the kernel's `ru_maxrss` of a child counts
+    /// the memory of the process that spawned it (exec keeps the old address space's high-water
+    /// mark), so a tool spawned by this test process, hundreds of MB while other suites run,
+    /// would report the test process's size, not its own. This small parent (Python, about
+    /// 10 MB, included in the figure) forks the tool, reaps it and writes its `ru_maxrss` to a
+    /// file; it ends as the tool ended (the same status, or the same signal).
+    private static let memoryLauncher = """
+        import ctypes, os, signal, sys
+        report = os.environ.pop("MAILSEARCH_TEST_PEAK_FILE")
+        pid = os.fork()
+        if pid == 0:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlive the launcher
+            os.execve(sys.argv[1], sys.argv[1:], os.environ)
+        _, status, usage = os.wait4(pid, 0)
+        with open(report, "w") as file:
+            file.write(str(usage.ru_maxrss))
+        if os.WIFSIGNALED(status):
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            os.kill(os.getpid(), os.WTERMSIG(status))
+        sys.exit(os.WEXITSTATUS(status))
+        """
+
+    /// The Python that runs `memoryLauncher`: Debian's, which needs no environment.
+    private static var python: String {
+        get throws {
+            for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"]
+            where FileManager.default.isExecutableFile(atPath: candidate) {
+                return candidate
+            }
+            throw ExecutableTests.SetupError("measuring the tool's memory needs python3 in /usr/bin")
+        }
     }
 
     /// Starts `arguments`; read its output as it comes with `waitForLine`.
@@ -77,9 +114,20 @@ final class ToolProcess: Sendable {
     /// writes what the person types and `terminalEcho` is what the terminal shows back).
     static func start(
         _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
-        timeout: Duration = .seconds(90), terminals: Set<Int32> = []
+        timeout: Duration = .seconds(90), terminals: Set<Int32> = [], measuringMemory: Bool = false
     ) throws -> ToolProcess {
-        let executable = try executable
+        let tool = try executable
+        var executable = tool
+        var arguments = arguments
+        var environment = environment
+        var peakFile: String?
+        if measuringMemory {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-peak-\(UUID()).txt").path
+            peakFile = file
+            environment["MAILSEARCH_TEST_PEAK_FILE"] = file
+            executable = try python
+            arguments = ["-c", memoryLauncher, tool] + arguments
+        }
         var outputPipe: [Int32] = [0, 0]
         var errorPipe: [Int32] = [0, 0]
         var inputPipe: [Int32] = [0, 0]
@@ -142,7 +190,7 @@ final class ToolProcess: Sendable {
             [outputPipe[0], errorPipe[0], inputPipe[1]].forEach { close($0) }
             throw ExecutableTests.SetupError("cannot start mailsearch: \(String(cString: strerror(spawned)))")
         }
-        let process = ToolProcess(pid: pid, terminalInput: terminalInput?.master ?? -1)
+        let process = ToolProcess(pid: pid, terminalInput: terminalInput?.master ?? -1, peakFile: peakFile)
         let (readOutput, readErrors, writeInput) = (outputPipe[0], errorPipe[0], inputPipe[1])
         let thread = Thread {
             if let input {
@@ -162,9 +210,10 @@ final class ToolProcess: Sendable {
         return process
     }
 
-    private init(pid: pid_t, terminalInput: Int32) {
+    private init(pid: pid_t, terminalInput: Int32, peakFile: String?) {
         self.pid = pid
         self.terminalInput = terminalInput
+        self.peakFile = peakFile
     }
 
     /// Types `text` on the terminal that is standard input.
@@ -253,11 +302,16 @@ final class ToolProcess: Sendable {
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         let signal = status & 0x7F
         let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        var peak: Int?
+        if let peakFile {
+            peak = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0) }
+            unlink(peakFile)
+        }
         let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.result = ToolResult(
                 status: code, timedOut: timedOut, standardOutput: String(decoding: state.output, as: UTF8.self),
                 standardError: String(decoding: state.errors, as: UTF8.self),
-                maximumResidentKiB: Int(usage.ru_maxrss))
+                maximumResidentKiB: peak)
             state.generation += 1
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
