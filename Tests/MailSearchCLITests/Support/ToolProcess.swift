@@ -122,7 +122,8 @@ final class ToolProcess: Sendable {
         var environment = environment
         var peakFile: String?
         if measuringMemory {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-peak-\(UUID()).txt").path
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-peak-\(UUID()).txt")
+                .path
             peakFile = file
             environment["MAILSEARCH_TEST_PEAK_FILE"] = file
             executable = try python
