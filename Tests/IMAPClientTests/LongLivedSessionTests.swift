@@ -233,11 +233,7 @@ actor FlagView {
         // No task of the session keeps it alive...
         #expect(dropped == nil)
         // ... and its connection is closed: the server sees the session end.
-        // (The mock server has no event for a session's end: poll it, bounded.)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while server.sessions.contains(where: \.isOpen), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await server.waitUntilSessionsEnd(timeout: .seconds(20)))
         let stillOpen = server.sessions.filter { $0.isOpen }.count
         #expect(stillOpen == 0)
         await server.stop()

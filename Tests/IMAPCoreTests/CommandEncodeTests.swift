@@ -1,3 +1,4 @@
+import Foundation
 import IMAPCore
 import Testing
 
@@ -215,7 +216,30 @@ private let encodeFixtures: [CommandEncodeFixture] = [
         let covered = Set(encodeFixtures.map(\.command.command.name))
         let all = Set(CommandRoundTripTests.commands.map(\.command.name))
         #expect(all.subtracting(covered).isEmpty, "no encode fixture for \(all.subtracting(covered).sorted())")
-        #expect(all.count == 38)
+        #expect(all == Self.commandNamesInTheSource(), "a command kind without a round-trip fixture")
+    }
+
+    /// Every wire name in `Command.name`'s exhaustive switch, read from its source: the list of
+    /// command kinds grows with the enum (the switch will not compile without the new case),
+    /// not with a number written here.
+    static func commandNamesInTheSource() -> Set<String> {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/IMAPCore/Grammar/Command/Command.swift")
+        guard let text = try? String(contentsOf: source, encoding: .utf8),
+            let start = text.range(of: "public var name: String {")
+        else {
+            Issue.record("cannot read \(source.path)")
+            return []
+        }
+        let body = text[start.upperBound...].prefix { $0 != "}" }
+        var names: Set<String> = []
+        for line in body.split(separator: "\n") {
+            guard line.contains("case ."), let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""),
+                open < close
+            else { continue }
+            names.insert(String(line[line.index(after: open)..<close]))
+        }
+        return names
     }
 
     @Test func idleDoneAndSASLLines() {

@@ -86,10 +86,7 @@ import Transport
         let clock = ContinuousClock()
         let sent = clock.now
         for client in delayed { try await client.send("n NOOP\r\n") }
-        let deadline = clock.now + .seconds(30)
-        while server.faults.fired.count < delayed.count && clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await server.faults.waitUntilFired(count: delayed.count))
         #expect(server.faults.fired.count == delayed.count)
         // Bob is answered while alice's sessions wait.
         #expect(try await bob.command("b", "NOOP") == ["b OK NOOP completed"])
@@ -110,10 +107,7 @@ import Transport
         server.faults.add(.command("NOOP"), .delay(.seconds(600)))
         try await client.send("n NOOP\r\n")
         // The fault fires just before the delay starts.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while server.faults.fired.isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await server.faults.waitUntilFired(count: 1))
         #expect(server.faults.fired.map(\.tag) == ["n"])
         let clock = ContinuousClock()
         let stopping = clock.now
@@ -140,10 +134,7 @@ import Transport
         // The client gives up: the session ends.
         let stalledID = try latestSession(server, user: "alice").id
         stalled.close()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while server.sessions.first(where: { $0.id == stalledID })?.isOpen == true && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        #expect(await server.waitUntilSessionsEnd { $0.id == stalledID })
         #expect(server.sessions.first { $0.id == stalledID }?.isOpen == false)
         // Another stalled session ends when the server stops.
         let second = try await server.rawClient(tls: false)

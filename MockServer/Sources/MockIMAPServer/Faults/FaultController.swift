@@ -13,6 +13,7 @@ import Synchronization
 /// `FaultTrigger.Counting`).
 public final class FaultController: Sendable {
     private let injector: Mutex<FaultInjector>
+    private let changes = ChangeSignal()
 
     init(plan: FaultPlan) {
         injector = Mutex(FaultInjector(plan: plan))
@@ -55,8 +56,25 @@ public final class FaultController: Sendable {
     /// How many commands the server has received (the ordinal of the last one).
     public var commandCount: Int { injector.withLock { $0.commandCount } }
 
+    /// Waits until at least `count` faults have fired (or `timeout` passes); whether they have.
+    ///
+    /// ```swift
+    /// server.faults.add(.command("NOOP"), .delay(.seconds(600)))
+    /// try await client.send("n NOOP\r\n")
+    /// #expect(await server.faults.waitUntilFired(count: 1))   // the delay has begun
+    /// ```
+    public func waitUntilFired(count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(timeout: timeout) { self.injector.withLock { $0.fired.count } >= count }
+    }
+
     /// Reports a command; the effects to apply to it.
     func commandReceived(name: String, tag: String, user: String?, session: Int) -> FaultEffects {
-        injector.withLock { $0.commandReceived(name: name, tag: tag, user: user, session: session) }
+        let (effects, firedCount) = injector.withLock { injector in
+            let before = injector.fired.count
+            let effects = injector.commandReceived(name: name, tag: tag, user: user, session: session)
+            return (effects, injector.fired.count - before)
+        }
+        if firedCount > 0 { changes.notify() }
+        return effects
     }
 }

@@ -37,6 +37,7 @@ public final class MockIMAPServer: Sendable {
     private let certificate: ServerTLSConfiguration
     private let registry = Mutex(Registry())
     private let acceptTasks = Mutex<[Task<Void, Never>]>([])
+    private let sessionChanges = ChangeSignal()
 
     private struct Registry {
         var nextID = 1
@@ -133,6 +134,7 @@ public final class MockIMAPServer: Sendable {
                     certificate: certificate, record: record, faults: faults)
                 await driver.run()
                 _ = self?.registry.withLock { $0.running.removeValue(forKey: id) }
+                self?.sessionChanges.notify()
             }
             registry.running[id] = (connection, task)
         }
@@ -146,6 +148,21 @@ public final class MockIMAPServer: Sendable {
     /// Every session so far, open or closed, in connection order.
     public var sessions: [SessionInfo] {
         registry.withLock { $0.records }.map(\.info)
+    }
+
+    /// Waits until every session `predicate` selects has ended (or `timeout` passes); whether
+    /// they have. Sessions that connect meanwhile count too.
+    ///
+    /// ```swift
+    /// client.close()
+    /// #expect(await server.waitUntilSessionsEnd { $0.id == stalledID })
+    /// ```
+    public func waitUntilSessionsEnd(
+        timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (SessionInfo) -> Bool = { _ in true }
+    ) async -> Bool {
+        await sessionChanges.wait(timeout: timeout) {
+            !self.sessions.contains { $0.isOpen && predicate($0) }
+        }
     }
 
     /// Stops listening, closes every connection and waits for the sessions to end.
