@@ -46,12 +46,12 @@ import Testing
     @Test func aResponseSlowerThanTheInactivityLimitIsATimeoutAndTheConnectionRecovers() async throws {
         let server = try await Self.server()
         let session = try await server.loggedInSession { $0.timeouts.commandInactivity = .seconds(3) }
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(30)))
+        _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .delay(.seconds(30)))
         await #expect(throws: IMAPError.self) { _ = try await session.search([.subject("message 12")]) }
         #expect(await session.failure?.code == .timeout)
-        #expect(await session.failure?.message.contains("did not answer UID SORT") == true)
+        #expect(await session.failure?.message.contains("did not answer \(MockServerFixture.searchCommand)") == true)
         // The long-lived connection retries once on a new connection: the user sees the answer.
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .delay(.seconds(30)))
+        _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .delay(.seconds(30)))
         let connection = Self.connection(server, inactivity: .seconds(3))
         try await connection.open()
         #expect(try await connection.search([.subject("message 12")]).uids == [12])
@@ -64,7 +64,7 @@ import Testing
         let server = try await Self.server()
         let connection = Self.connection(server, inactivity: .seconds(3))
         try await connection.open()
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .stall)
+        _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .stall)
         #expect(try await connection.search([.subject("message 7")]).uids == [7])
         #expect(await connection.reconnectCount == 1)
         await connection.close()
@@ -99,13 +99,14 @@ import Testing
     @Test func badIsAClearError() async throws {
         let server = try await Self.server()
         let session = try await server.loggedInSession()
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .respond(.bad, code: "LIMIT", text: "too many"))
+        _ = server.faults.add(
+            .command(MockServerFixture.searchCommand, occurrence: 1), .respond(.bad, code: "LIMIT", text: "too many"))
         do {
             _ = try await session.search([.all])
             Issue.record("searched")
         } catch {
             #expect(error.code == .bad)
-            #expect(error.message == "the server did not accept UID SORT: too many")
+            #expect(error.message == "the server did not accept \(MockServerFixture.searchCommand): too many")
         }
         #expect(try await session.search([.subject("message 8")]).uids == [8])
         await session.logout()
@@ -116,7 +117,8 @@ import Testing
         let server = try await Self.server()
         let connection = Self.connection(server)
         try await connection.open()
-        _ = server.faults.add(.command("UID SORT", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "busy"))
+        _ = server.faults.add(
+            .command(MockServerFixture.searchCommand, occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "busy"))
         #expect(try await connection.search([.subject("message 5")]).uids == [5])
         #expect(await connection.reconnectCount == 0)
         await connection.close()
@@ -235,14 +237,16 @@ import Testing
         try await connection.open()
         let before = Self.highestModseq(server)
         _ = server.faults.add(.command("UID STORE", occurrence: 1), .closeAfter(bytes: 0))
-        _ = server.faults.add(.command("UID FETCH", occurrence: 2), .respond(.no, code: "UNAVAILABLE", text: "busy"))
+        let readBack = MockServerFixture.announces(.condstore) && !MockServerFixture.announces(.qresync) ? 2 : 1
+        _ = server.faults.add(
+            .command("UID FETCH", occurrence: readBack), .respond(.no, code: "UNAVAILABLE", text: "busy"))
         try await connection.store(SequenceSet(7), .add, [.flagged])
         #expect(Self.flags(server, 7).contains(.flagged))
         #expect(Self.highestModseq(server) == before + 1)
         let transcript = server.sessions.flatMap(\.transcript).filter { $0.direction == .client }
         #expect(transcript.filter { $0.text.contains("UID STORE") }.count == 1)
-        // The reconnect's CONDSTORE resynchronisation is the first UID FETCH; the read-back of
-        // UID 7 the second (refused) and the third.
+        // With CONDSTORE (and no QRESYNC) the reconnect's resynchronisation is the first UID
+        // FETCH; the read-back of UID 7 the next (refused) and the one after.
         #expect(server.faults.fired.count == 2, "the lost answer and the refused read-back")
         #expect(transcript.filter { $0.text.contains("UID FETCH 7 (UID FLAGS)") }.count == 2)
         await connection.close()
@@ -313,7 +317,7 @@ import Testing
         let session = try await server.loggedInSession()
         for try await _ in session.fetch(SequenceSet(1...6), items: [.uid]) {}  // the map: seq n = UID n
         _ = server.faults.add(
-            .command("UID SORT", occurrence: 1),
+            .command(MockServerFixture.searchCommand, occurrence: 1),
             .inject([.fetchFlags(2, ["\\Seen"]), .expunge(3), .exists(6), .bye("going away soon")]))
         #expect(try await session.search([.subject("message 5")]).uids == [5])
         let events = session.events().makeAsyncIterator()

@@ -1,3 +1,4 @@
+import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
@@ -6,7 +7,26 @@ import Transport
 
 /// A mock server for one client test, on free loopback ports, with alice and bob.
 enum MockServerFixture {
-    static func start(profile: Profile = .full) async throws -> MockIMAPServer {
+    /// The profile the client suite runs under: `MAILSEARCH_MOCK_PROFILE` (`full`, `imap4rev1`,
+    /// `gmail-like`, `exchange-like`), `full` when unset. `.ci/run` runs the whole suite under
+    /// each; a test that needs a capability a profile lacks says so with `requires(_:)`.
+    static let profile: Profile = {
+        let name = ProcessInfo.processInfo.environment["MAILSEARCH_MOCK_PROFILE"] ?? "full"
+        guard let profile = Profile(rawValue: name) else {
+            fatalError("MAILSEARCH_MOCK_PROFILE=\(name) is not a profile: \(Profile.allCases.map(\.rawValue))")
+        }
+        return profile
+    }()
+
+    /// Whether the suite's profile announces `capability` (for `.enabled(if:)` on the tests of
+    /// a behaviour that only exists with it).
+    static func announces(_ capability: Capability) -> Bool { profile.capabilities.contains(capability) }
+
+    /// The command a client search becomes under the suite's profile (SORT when the server
+    /// has it, else SEARCH): what a fault aimed at "the search" must name.
+    static var searchCommand: String { announces(.sort) ? "UID SORT" : "UID SEARCH" }
+
+    static func start(profile: Profile = MockServerFixture.profile) async throws -> MockIMAPServer {
         try await MockIMAPServer.start(
             .init(
                 listeners: [.plain(), .implicitTLS()], tls: .selfSigned(hosts: ["localhost", "127.0.0.1"]),
