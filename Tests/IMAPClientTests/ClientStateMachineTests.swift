@@ -287,7 +287,8 @@ import Testing
 
     /// Every state the machine can be in, reached by events.
     enum Situation: String, CaseIterable {
-        case fresh, commandInFlight, literalPending, selecting, idleStarting, idling, idleEnding, ended
+        case notAuthenticated, fresh, commandInFlight, literalPending, selecting, selected, idleStarting, idling,
+            idleEnding, ended
     }
 
     /// Every event the machine takes.
@@ -299,7 +300,15 @@ import Testing
     static func machine(in situation: Situation) -> ClientStateMachine {
         var machine = Self.machine()
         switch situation {
+        case .notAuthenticated:
+            machine = ClientStateMachine(
+                capabilities: [.imap4rev1, .idle], isAuthenticated: false, eventCapacity: 5000)
         case .fresh: break
+        case .selected:
+            _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: now)
+            _ = machine.received(parse("* 3 EXISTS\r\n"), now: now)
+            _ = machine.received(parse("* OK [UIDVALIDITY 7] ok\r\n"), now: now)
+            _ = machine.received(parse("M1 OK [READ-WRITE] done\r\n"), now: now)
         case .commandInFlight: _ = machine.enqueue(1, CommandRequest(command: .noop), now: now)
         case .literalPending:
             _ = machine.enqueue(
@@ -319,26 +328,66 @@ import Testing
         return machine
     }
 
+    /// What one event does in one state, written out: the actions in order, then where IDLE
+    /// is, how many commands are active, whether a mailbox is selected and whether the session
+    /// has ended.
+    static func outcome(_ situation: Situation, _ event: Event) -> String {
+        var machine = Self.machine(in: situation)
+        let actions = Self.apply(event, to: &machine)
+        let described = actions.map { action -> String in
+            switch action {
+            case .write(let bytes): return "write \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+            case .succeed(let id, _): return "ok \(id)"
+            case .fail(let id, let error): return "fail \(id) \(error.code)"
+            case .yield(let id, _): return "yield \(id)"
+            case .challenge(let id, _): return "challenge \(id)"
+            case .eventsAvailable: return "events \(machine.takeEvents().count)"
+            case .closeConnection(let error): return "close \(error.code)"
+            }
+        }
+        let idle: String
+        switch machine.idle {
+        case .off: idle = "off"
+        case .starting(let tag): idle = "starting \(tag)"
+        case .idling(let tag): idle = "idling \(tag)"
+        case .ending(let tag): idle = "ending \(tag)"
+        }
+        let state =
+            "idle \(idle), active \(machine.activeCommandCount), selected \(machine.tracker != nil), "
+            + "ended \(machine.failure != nil)"
+        return (described + [state]).joined(separator: "; ")
+    }
+
+    static func apply(_ event: Event, to machine: inout ClientStateMachine) -> [Action] {
+        switch event {
+        case .enqueue: return machine.enqueue(9, CommandRequest(command: .noop), now: Self.now)
+        case .cancel: return machine.cancel(1, now: Self.now)
+        case .plus: return machine.received(Self.parse("+ go\r\n"), now: Self.now)
+        case .taggedOK: return machine.received(Self.parse("M1 OK done\r\n"), now: Self.now)
+        case .untaggedExists: return machine.received(Self.parse("* 4 EXISTS\r\n"), now: Self.now)
+        case .untaggedFetch:
+            return machine.received(Self.parse("* 1 FETCH (UID 4 FLAGS (\\Seen))\r\n"), now: Self.now)
+        case .bye: return machine.received(Self.parse("* BYE bye\r\n"), now: Self.now)
+        case .connectionFailed: return machine.connectionFailed(IMAPError(.connection, "gone"))
+        case .tick: return machine.tick(now: Self.now + .seconds(120), inactivityLimit: .seconds(60))
+        case .wantIdle: return machine.setIdleWanted(true, now: Self.now)
+        case .stopIdle: return machine.setIdleWanted(false, now: Self.now)
+        case .renew: return machine.renewIdle()
+        case .challengeAnswer: return machine.challengeAnswered(1, Array("x\r\n".utf8))
+        }
+    }
+
+    @Test(arguments: Situation.allCases, Event.allCases)
+    func everyStateAndEventHasItsWrittenOutcome(situation: Situation, event: Event) {
+        let key = "\(situation.rawValue) + \(event.rawValue)"
+        let outcome = Self.outcome(situation, event)
+        #expect(Self.expectedOutcomes[key] == outcome, "\(key)")
+    }
+
     @Test(arguments: Situation.allCases, Event.allCases)
     func everyStateTakesEveryEvent(situation: Situation, event: Event) {
         var machine = Self.machine(in: situation)
-        let actions: [Action]
-        switch event {
-        case .enqueue: actions = machine.enqueue(9, CommandRequest(command: .noop), now: Self.now)
-        case .cancel: actions = machine.cancel(1, now: Self.now)
-        case .plus: actions = machine.received(Self.parse("+ go\r\n"), now: Self.now)
-        case .taggedOK: actions = machine.received(Self.parse("M1 OK done\r\n"), now: Self.now)
-        case .untaggedExists: actions = machine.received(Self.parse("* 4 EXISTS\r\n"), now: Self.now)
-        case .untaggedFetch:
-            actions = machine.received(Self.parse("* 1 FETCH (UID 4 FLAGS (\\Seen))\r\n"), now: Self.now)
-        case .bye: actions = machine.received(Self.parse("* BYE bye\r\n"), now: Self.now)
-        case .connectionFailed: actions = machine.connectionFailed(IMAPError(.connection, "gone"))
-        case .tick: actions = machine.tick(now: Self.now + .seconds(120), inactivityLimit: .seconds(60))
-        case .wantIdle: actions = machine.setIdleWanted(true, now: Self.now)
-        case .stopIdle: actions = machine.setIdleWanted(false, now: Self.now)
-        case .renew: actions = machine.renewIdle()
-        case .challengeAnswer: actions = machine.challengeAnswered(1, Array("x\r\n".utf8))
-        }
+        let actions = Self.apply(event, to: &machine)
         // Invariants: every write is whole lines or a literal's bytes; an ended machine writes
         // nothing and fails new commands at once; a closed connection is announced once.
         let writes = Self.writes(actions)
@@ -369,4 +418,147 @@ import Testing
         default: break
         }
     }
+
+    /// Every state's answer to every event, written out (each row was read and checked against
+    /// RFC 3501/2177 and the session's rules: e.g. nothing is sent beside a pending literal or a
+    /// SELECT, IDLE only when authenticated and idle, an answer to a challenge only for a command
+    /// that takes challenges, a wait for IDLE's `+` that times out like any command).
+    static let expectedOutcomes: [String: String] = [
+        "notAuthenticated + enqueue": "write \"M1 NOOP\\r\\n\"; idle off, active 1, selected false, ended false",
+        "notAuthenticated + cancel": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + plus": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + taggedOK": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + untaggedExists": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + untaggedFetch": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + bye": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + connectionFailed":
+            "events 0; close connection; idle off, active 0, selected false, ended true",
+        "notAuthenticated + tick": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + wantIdle": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + stopIdle": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + renew": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + challengeAnswer": "idle off, active 0, selected false, ended false",
+        "fresh + enqueue": "write \"M1 NOOP\\r\\n\"; idle off, active 1, selected false, ended false",
+        "fresh + cancel": "idle off, active 0, selected false, ended false",
+        "fresh + plus": "idle off, active 0, selected false, ended false",
+        "fresh + taggedOK": "idle off, active 0, selected false, ended false",
+        "fresh + untaggedExists": "idle off, active 0, selected false, ended false",
+        "fresh + untaggedFetch": "idle off, active 0, selected false, ended false",
+        "fresh + bye": "idle off, active 0, selected false, ended false",
+        "fresh + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
+        "fresh + tick": "idle off, active 0, selected false, ended false",
+        "fresh + wantIdle": "write \"M1 IDLE\\r\\n\"; idle starting M1, active 0, selected false, ended false",
+        "fresh + stopIdle": "idle off, active 0, selected false, ended false",
+        "fresh + renew": "idle off, active 0, selected false, ended false",
+        "fresh + challengeAnswer": "idle off, active 0, selected false, ended false",
+        "commandInFlight + enqueue": "write \"M2 NOOP\\r\\n\"; idle off, active 2, selected false, ended false",
+        "commandInFlight + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
+        "commandInFlight + plus": "idle off, active 1, selected false, ended false",
+        "commandInFlight + taggedOK": "ok 1; idle off, active 0, selected false, ended false",
+        "commandInFlight + untaggedExists": "idle off, active 1, selected false, ended false",
+        "commandInFlight + untaggedFetch": "idle off, active 1, selected false, ended false",
+        "commandInFlight + bye": "idle off, active 1, selected false, ended false",
+        "commandInFlight + connectionFailed":
+            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
+        "commandInFlight + tick":
+            "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
+        "commandInFlight + wantIdle": "idle off, active 1, selected false, ended false",
+        "commandInFlight + stopIdle": "idle off, active 1, selected false, ended false",
+        "commandInFlight + renew": "idle off, active 1, selected false, ended false",
+        "commandInFlight + challengeAnswer": "idle off, active 1, selected false, ended false",
+        "literalPending + enqueue": "idle off, active 2, selected false, ended false",
+        "literalPending + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
+        "literalPending + plus": "write \"Müller\\r\\n\"; idle off, active 1, selected false, ended false",
+        "literalPending + taggedOK": "ok 1; idle off, active 0, selected false, ended false",
+        "literalPending + untaggedExists": "idle off, active 1, selected false, ended false",
+        "literalPending + untaggedFetch": "idle off, active 1, selected false, ended false",
+        "literalPending + bye": "idle off, active 1, selected false, ended false",
+        "literalPending + connectionFailed":
+            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
+        "literalPending + tick":
+            "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
+        "literalPending + wantIdle": "idle off, active 1, selected false, ended false",
+        "literalPending + stopIdle": "idle off, active 1, selected false, ended false",
+        "literalPending + renew": "idle off, active 1, selected false, ended false",
+        "literalPending + challengeAnswer": "idle off, active 1, selected false, ended false",
+        "selecting + enqueue": "idle off, active 2, selected false, ended false",
+        "selecting + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
+        "selecting + plus": "idle off, active 1, selected false, ended false",
+        "selecting + taggedOK": "ok 1; idle off, active 0, selected true, ended false",
+        "selecting + untaggedExists": "idle off, active 1, selected false, ended false",
+        "selecting + untaggedFetch": "idle off, active 1, selected false, ended false",
+        "selecting + bye": "idle off, active 1, selected false, ended false",
+        "selecting + connectionFailed":
+            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
+        "selecting + tick": "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
+        "selecting + wantIdle": "idle off, active 1, selected false, ended false",
+        "selecting + stopIdle": "idle off, active 1, selected false, ended false",
+        "selecting + renew": "idle off, active 1, selected false, ended false",
+        "selecting + challengeAnswer": "idle off, active 1, selected false, ended false",
+        "selected + enqueue": "write \"M2 NOOP\\r\\n\"; idle off, active 1, selected true, ended false",
+        "selected + cancel": "idle off, active 0, selected true, ended false",
+        "selected + plus": "idle off, active 0, selected true, ended false",
+        "selected + taggedOK": "idle off, active 0, selected true, ended false",
+        "selected + untaggedExists": "events 1; idle off, active 0, selected true, ended false",
+        "selected + untaggedFetch": "events 1; idle off, active 0, selected true, ended false",
+        "selected + bye": "idle off, active 0, selected true, ended false",
+        "selected + connectionFailed": "events 0; close connection; idle off, active 0, selected true, ended true",
+        "selected + tick": "idle off, active 0, selected true, ended false",
+        "selected + wantIdle": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected true, ended false",
+        "selected + stopIdle": "idle off, active 0, selected true, ended false",
+        "selected + renew": "idle off, active 0, selected true, ended false",
+        "selected + challengeAnswer": "idle off, active 0, selected true, ended false",
+        "idleStarting + enqueue": "idle starting M1, active 1, selected false, ended false",
+        "idleStarting + cancel": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + plus": "idle idling M1, active 0, selected false, ended false",
+        "idleStarting + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
+        "idleStarting + untaggedExists": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + untaggedFetch": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + bye": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
+        "idleStarting + tick": "events 0; close timeout; idle off, active 0, selected false, ended true",
+        "idleStarting + wantIdle": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + stopIdle": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + renew": "idle starting M1, active 0, selected false, ended false",
+        "idleStarting + challengeAnswer": "idle starting M1, active 0, selected false, ended false",
+        "idling + enqueue": "write \"DONE\\r\\n\"; idle ending M1, active 1, selected false, ended false",
+        "idling + cancel": "idle idling M1, active 0, selected false, ended false",
+        "idling + plus": "idle idling M1, active 0, selected false, ended false",
+        "idling + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
+        "idling + untaggedExists": "idle idling M1, active 0, selected false, ended false",
+        "idling + untaggedFetch": "idle idling M1, active 0, selected false, ended false",
+        "idling + bye": "idle idling M1, active 0, selected false, ended false",
+        "idling + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
+        "idling + tick": "idle idling M1, active 0, selected false, ended false",
+        "idling + wantIdle": "idle idling M1, active 0, selected false, ended false",
+        "idling + stopIdle": "write \"DONE\\r\\n\"; idle ending M1, active 0, selected false, ended false",
+        "idling + renew": "write \"DONE\\r\\n\"; idle ending M1, active 0, selected false, ended false",
+        "idling + challengeAnswer": "idle idling M1, active 0, selected false, ended false",
+        "idleEnding + enqueue": "idle ending M1, active 1, selected false, ended false",
+        "idleEnding + cancel": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + plus": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
+        "idleEnding + untaggedExists": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + untaggedFetch": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + bye": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
+        "idleEnding + tick": "events 0; close timeout; idle off, active 0, selected false, ended true",
+        "idleEnding + wantIdle": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + stopIdle": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + renew": "idle ending M1, active 0, selected false, ended false",
+        "idleEnding + challengeAnswer": "idle ending M1, active 0, selected false, ended false",
+        "ended + enqueue": "fail 9 cancelled; idle off, active 0, selected false, ended true",
+        "ended + cancel": "idle off, active 0, selected false, ended true",
+        "ended + plus": "idle off, active 0, selected false, ended true",
+        "ended + taggedOK": "idle off, active 0, selected false, ended true",
+        "ended + untaggedExists": "idle off, active 0, selected false, ended true",
+        "ended + untaggedFetch": "idle off, active 0, selected false, ended true",
+        "ended + bye": "idle off, active 0, selected false, ended true",
+        "ended + connectionFailed": "idle off, active 0, selected false, ended true",
+        "ended + tick": "idle off, active 0, selected false, ended true",
+        "ended + wantIdle": "idle off, active 0, selected false, ended true",
+        "ended + stopIdle": "idle off, active 0, selected false, ended true",
+        "ended + renew": "idle off, active 0, selected false, ended true",
+        "ended + challengeAnswer": "idle off, active 0, selected false, ended true",
+    ]
 }

@@ -110,7 +110,8 @@ struct ClientStateMachine: Sendable {
     /// Whether a listener wants IDLE whenever no command is running.
     private(set) var idleWanted = false
     /// Whether the server's IDLE may be used.
-    var canIdle: Bool { capabilities.contains(.idle) }
+    /// IDLE is a command of the authenticated and selected states (RFC 2177, RFC 9051 6.3.13).
+    var canIdle: Bool { capabilities.contains(.idle) && isAuthenticated }
 
     private let ignoredCapabilities: Set<Capability>
     private var queued: [Entry] = []
@@ -123,6 +124,8 @@ struct ClientStateMachine: Sendable {
     private var events: [MailboxEvent] = []
     private let eventCapacity: Int
     private var lastActivity: ContinuousClock.Instant?
+    /// When the last `IDLE` was written: its `+` is waited for from then.
+    private var idleSentAt: ContinuousClock.Instant?
     private var byeText: String?
 
     init(
@@ -168,7 +171,10 @@ struct ClientStateMachine: Sendable {
 
     /// The driver's answer to a SASL challenge.
     mutating func challengeAnswered(_ id: CommandID, _ bytes: [UInt8]) -> [Action] {
-        guard failure == nil, inFlight.contains(where: { $0.id == id }) else { return [] }
+        // Only a command that takes challenges (AUTHENTICATE) may have an answer written for it.
+        guard failure == nil, inFlight.contains(where: { $0.id == id && $0.request.answersChallenges }) else {
+            return []
+        }
         return [.write(bytes)]
     }
 
@@ -238,7 +244,7 @@ struct ClientStateMachine: Sendable {
         var oldest = waiting.compactMap(\.sentAt).min()
         var name = waiting.first?.request.command.name
         if oldest == nil, case .starting = idle {
-            oldest = lastActivity
+            oldest = [lastActivity, idleSentAt].compactMap { $0 }.max()
             name = "IDLE"
         }
         if oldest == nil, case .ending = idle {
@@ -324,6 +330,7 @@ struct ClientStateMachine: Sendable {
             tagCounter += 1
             let tag = "M\(tagCounter)"
             idle = .starting(tag: tag)
+            idleSentAt = now
             actions.append(.write(Array("\(tag) IDLE\r\n".utf8)))
         }
     }
@@ -453,6 +460,8 @@ struct ClientStateMachine: Sendable {
     private mutating func afterSuccess(of command: Command, _ tagged: TaggedResponse) {
         switch command {
         case .login, .authenticate: isAuthenticated = true
+        // Only an authenticated session can select (PREAUTH, or a login this machine did not see).
+        case .select, .examine: isAuthenticated = true
         case .close, .unselect: tracker = nil
         default: break
         }
