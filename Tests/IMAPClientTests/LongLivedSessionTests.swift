@@ -17,9 +17,16 @@ import Testing
         var received = 0
         var largestBuffer = 0
         var stored: [UInt32] = []
+        var progressSeen: [StreamProgress] = []
         for try await message in stream {
             received += 1
             largestBuffer = max(largestBuffer, stream.bufferedCount)
+            // Progress partway: the whole total from the first message on, and at least what was
+            // consumed, at most that plus what is buffered.
+            let progress = stream.progress
+            if received % 1000 == 1 { progressSeen.append(progress) }
+            #expect(progress.total == total, "at message \(received)")
+            #expect(progress.received >= received && progress.received <= received + stream.bufferedCount + window)
             guard received % 100 == 0, let uid = message.uid else { continue }
             // Each of these would wait forever behind a reader blocked on a full buffer.
             try await session.store(SequenceSet(uid), .add, [.flagged], silent: true)
@@ -30,6 +37,9 @@ import Testing
         }
         #expect(received == total)
         #expect(stream.progress == StreamProgress(received: total, total: total))
+        #expect(progressSeen.count == total / 1000)
+        #expect(progressSeen.map(\.received) == progressSeen.map(\.received).sorted())
+        #expect(progressSeen.first.map { $0.received < total } == true, "progress moved during the fetch")
         #expect(stored.count == total / 100)
         // The documented bound: at most three fetch windows are ever buffered.
         #expect(largestBuffer <= 3 * window)
