@@ -51,7 +51,7 @@ public final class NetworkConnection: Sendable {
     ) async throws(TransportError) -> NetworkConnection {
         var tls: (TLSContext, String)?
         if case .tls(let configuration) = security {
-            tls = (try TLSContext(client: configuration), configuration.serverNameOverride ?? host)
+            tls = (try await TLSContext.client(configuration), configuration.serverNameOverride ?? host)
         }
         let core = try ConnectionCore(descriptor: -1)
         let connection = NetworkConnection(core: core)
@@ -88,7 +88,7 @@ public final class NetworkConnection: Sendable {
     /// Upgrades to TLS as a client (STARTTLS). Bytes that arrived before the handshake and were
     /// not yet read are thrown away: they were not protected (the response-injection attack).
     public func startTLS(_ configuration: ClientTLSConfiguration, serverName: String) async throws(TransportError) {
-        let context = try TLSContext(client: configuration)
+        let context = try await TLSContext.client(configuration)
         try await core.enqueue { id, continuation in
             .startTLS(
                 .client(context, serverName: configuration.serverNameOverride ?? serverName), prelude: [], id: id,

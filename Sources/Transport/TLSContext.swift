@@ -8,7 +8,24 @@ internal import COpenSSL
 final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
 
+    /// A client context made on a thread of its own: loading the system trust store reads and
+    /// parses the CA bundle from disk, which must not block the cooperative pool.
+    static func client(_ configuration: ClientTLSConfiguration) async throws(TransportError) -> TLSContext {
+        let result: Result<TLSContext, TransportError> = await withCheckedContinuation { continuation in
+            do throws(TransportError) {
+                try startIOThread(name: "tls-context") {
+                    continuation.resume(
+                        returning: Result { () throws(TransportError) in try TLSContext(client: configuration) })
+                }
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        return try result.get()
+    }
+
     /// A client context: TLS 1.2 or newer, peer verification on, system store plus extra trust.
+    /// Blocking (file reads): from async code use `client(_:)`.
     init(client configuration: ClientTLSConfiguration) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
