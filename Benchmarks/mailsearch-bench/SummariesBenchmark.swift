@@ -34,8 +34,13 @@ struct SummariesBenchmark {
         var name: String
         var commands = 0
         var seconds: [Double] = []
+        /// Through a proxy that holds each command for ``roundTripMilliseconds``.
+        var delayedSeconds: [Double] = []
         var previews = 0
     }
+
+    /// The round trip the latency proxy adds (Benchmarks/latency/latency-proxy.py).
+    static let roundTripMilliseconds = 20
 
     struct Report {
         var messages: Int
@@ -77,13 +82,19 @@ struct SummariesBenchmark {
 
         let dovecot = try await DovecotProcess.start(maildir: maildir, root: repositoryRoot)
         defer { dovecot.stop() }
+        let proxy = try LatencyProxy(
+            script: repositoryRoot.appendingPathComponent("Benchmarks/latency/latency-proxy.py"),
+            milliseconds: Self.roundTripMilliseconds, target: dovecot.imapsPort)
+        defer { proxy.stop() }
         var strategies = [Strategy(name: "one FETCH"), Strategy(name: "two FETCHes"), Strategy(name: "PREVIEW")]
         for round in 0...rounds {
             for index in strategies.indices {
-                let (seconds, commands, previews) = try await page(dovecot, strategy: index)
+                let (seconds, commands, previews) = try await page(dovecot.imapsPort, dovecot, strategy: index)
+                let (delayed, _, _) = try await page(proxy.port, dovecot, strategy: index)
                 // Round 0 warms Dovecot's cache and our code paths.
                 guard round > 0 else { continue }
                 strategies[index].seconds.append(seconds)
+                strategies[index].delayedSeconds.append(delayed)
                 strategies[index].commands = commands
                 strategies[index].previews = previews
             }
@@ -95,10 +106,10 @@ struct SummariesBenchmark {
     /// One page of summaries by `strategy` (0: one FETCH, 1: the previous two, 2: PREVIEW): the
     /// seconds from the first FETCH to the last answer, the commands after SELECT, and the
     /// previews that are not empty.
-    private func page(_ dovecot: DovecotProcess, strategy: Int) async throws -> (Double, Int, Int) {
+    private func page(_ port: Int, _ dovecot: DovecotProcess, strategy: Int) async throws -> (Double, Int, Int) {
         let trace = MemoryLogHandler()
         var configuration = IMAPConfiguration(
-            host: "localhost", port: dovecot.imapsPort,
+            host: "localhost", port: port,
             security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: dovecot.certificatePEM)),
             logger: Logger(label: "bench", level: .trace, handler: trace))
         if strategy != 2 { configuration.ignoredCapabilities = [.preview] }
@@ -179,12 +190,16 @@ extension SummariesBenchmark.Report {
         lines.append(
             "    whole    100%     0           " + fixed(Double(bodyBytes) / Double(max(messages, 1)), 0))
         lines.append(
-            "  the newest page of \(SummariesBenchmark.pageSize) from Dovecot over loopback TLS, median seconds:")
+            "  the newest page of \(SummariesBenchmark.pageSize) from Dovecot over loopback TLS, median seconds "
+                + "(direct, and with a \(SummariesBenchmark.roundTripMilliseconds) ms round trip):")
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
         for strategy in strategies {
-            let sorted = strategy.seconds.sorted()
-            let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
             lines.append(
-                "    \(pad(strategy.name, 12)) \(fixed(median, 4)) s   \(strategy.commands) command(s)   "
+                "    \(pad(strategy.name, 12)) \(fixed(median(strategy.seconds), 4)) s   "
+                    + "\(fixed(median(strategy.delayedSeconds), 4)) s   \(strategy.commands) command(s)   "
                     + "\(strategy.previews) previews")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -194,7 +209,8 @@ extension SummariesBenchmark.Report {
         let cutsJSON = cuts.map { "{\"bytes\":\($0.bytes),\"known\":\($0.known),\"differing\":\($0.differing)}" }
         let strategiesJSON = strategies.map { strategy in
             "{\"name\":\"\(strategy.name)\",\"commands\":\(strategy.commands),\"seconds\":["
-                + strategy.seconds.map { fixed($0, 4) }.joined(separator: ",") + "]}"
+                + strategy.seconds.map { fixed($0, 4) }.joined(separator: ",") + "],\"delayedSeconds\":["
+                + strategy.delayedSeconds.map { fixed($0, 4) }.joined(separator: ",") + "]}"
         }
         return "{\"benchmark\":\"summaries\",\"messages\":\(messages),\"cuts\":[\(cutsJSON.joined(separator: ","))],"
             + "\"strategies\":[\(strategiesJSON.joined(separator: ","))]}"
@@ -217,4 +233,38 @@ func runSummariesBenchmark(_ arguments: [String]) -> Never {
             .run()
         },
         table: { $0.table() }, line: { $0.json() })
+}
+
+/// Benchmarks/latency/latency-proxy.py in front of a port: each command reaches the server a
+/// fixed time later, as on a network.
+final class LatencyProxy: Sendable {
+    let port: Int
+    private let process: Process
+    /// Closing it ends the proxy (as this process ending does).
+    private let input: Pipe
+
+    init(script: URL, milliseconds: Int, target: Int) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "\(milliseconds)", "\(target)"]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line: [UInt8] = []
+        while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(byte) }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            try? input.fileHandleForWriting.close()
+            throw BenchError("latency-proxy.py printed no port")
+        }
+        self.port = port
+        self.process = process
+        self.input = input
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
 }
