@@ -5,7 +5,7 @@ import MailMIME
 import MockIMAPServer
 import Testing
 
-/// The client's decoded summaries (ENVELOPE, BODYSTRUCTURE, PREVIEW or the first text part, over
+/// The client's decoded summaries (ENVELOPE, BODYSTRUCTURE, PREVIEW or the start of the body, over
 /// the wire) equal the mock server's summaries of the same stored messages (MailMIME on the
 /// message itself): one decoder on both sides.
 @Suite struct SummaryConsistencyTests {
