@@ -55,6 +55,24 @@ import Testing
         await service.close()
     }
 
+    @Test func aPreviewPastTheFirstBytesCostsOneMoreFetchOfThatMessageOnly() async throws {
+        let server = try await ServiceFixture.start(profile: .imap4rev1, count: 6, mime: true)
+        defer { Task { await server.stop() } }
+        // Message 7's reply comes after more quoted lines than the page's FETCH carries.
+        let quote = String(repeating: "> an earlier message, quoted\r\n", count: 700)
+        let late = ServiceFixture.message(7).split(separator: 0x0A, omittingEmptySubsequences: false).prefix(5)
+            .map { Array($0) + [0x0A] }.joined()
+        try server.store.append(
+            Array(late) + Array("\r\n\(quote)Body of message 7.\r\n".utf8), user: "alice", mailbox: "INBOX")
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let page = try await service.list(pageSize: 50)
+        #expect(page.emails.map(\.preview) == (1...7).reversed().map { "Body of message \($0)." })
+        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SEARCH", "UID FETCH", "UID FETCH"])
+        #expect(ServiceFixture.clientCommands(server).last == "UID FETCH 7 (UID BODY.PEEK[1])")
+        await service.close()
+    }
+
     @Test(arguments: Profile.allCases) func searchCostsTwoCommandsAndReportsTheTotal(profile: Profile) async throws {
         let server = try await ServiceFixture.start(profile: profile, count: 60, mime: true)
         defer { Task { await server.stop() } }
