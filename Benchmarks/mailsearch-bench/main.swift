@@ -13,6 +13,7 @@ import Darwin
 //   mailsearch-bench parse <file> [--rounds <n>] [--json]
 //   mailsearch-bench fetch [--messages <n>] [--rounds <n>] [--json]
 //   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
+//   mailsearch-bench summaries [--messages <n> (default 2000)] [--rounds <n> (default 5)] [--json]
 
 let usage = "usage: mailsearch-bench parse <file> [--rounds <n>] [--json]"
 
@@ -49,14 +50,17 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
     exit(0)
 }
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
-guard benchmark == "parse" || benchmark == "fetch" || benchmark == "server-search" else {
-    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search)")
+guard ["parse", "fetch", "server-search", "summaries"].contains(benchmark) else {
+    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries)")
 }
 if benchmark == "fetch" {
     runFetchBenchmark(Array(arguments.dropFirst()))
 }
 if benchmark == "server-search" {
     runServerSearchBenchmark(Array(arguments.dropFirst()))
+}
+if benchmark == "summaries" {
+    runSummariesBenchmark(Array(arguments.dropFirst()))
 }
 var rounds = 7
 var json = false

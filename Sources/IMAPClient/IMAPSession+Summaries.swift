@@ -93,12 +93,41 @@ public struct MessageSummary: Hashable, Sendable {
     }
 }
 
+extension MessageSummary {
+    /// How many bytes of each message's body a summary fetch asks for to make previews on a
+    /// server without PREVIEW: `BODY.PEEK[TEXT]<0.16384>`, in the same FETCH as the envelope.
+    ///
+    /// A preview is 200 characters, but the body holds more before them: part headers and a
+    /// preamble (a few hundred bytes in `multipart/mixed` around `multipart/alternative`), base64
+    /// (4 bytes for 3), quoted-printable (up to 9 bytes per CJK character), the `<head>` and CSS
+    /// of HTML-only mail (commonly 5-15 KB in newsletters), quoted lines above a bottom-posted
+    /// reply. 16 KB holds all of that for typical mail, and costs at most 16 KB a message (a page
+    /// of 50 at most 800 KB; short messages send less, since a server sends only what there is).
+    /// A message whose preview needs more (text after a large attachment, a longer quote or
+    /// head) gets its text part fetched whole in one more FETCH, of those messages only.
+    public static let previewBodyBytes: UInt64 = 16_384
+
+    /// The top-level fields that say how the body is laid out, fetched with the start of the
+    /// body (`BODY.PEEK[HEADER.FIELDS (...)]`) so that it is read exactly as the whole message
+    /// would be: RFC 2045 counts Content-* fields only where MIME-Version or Content-Type is.
+    static let layoutFields: [ByteString] = ["CONTENT-TYPE", "CONTENT-TRANSFER-ENCODING", "MIME-VERSION"]
+}
+
 extension IMAPSession {
     /// Summaries (flags, envelope, dates, size, structure and a preview) for `uids`, streamed.
     ///
-    /// The preview is the server's PREVIEW (RFC 8970) when it offers one; otherwise the first 2 KB
-    /// of the first text part are fetched with BODY.PEEK (never marking mail read), decoded
-    /// (transfer encoding, charset, HTML) and shortened to 200 characters.
+    /// One FETCH per 500 messages on every server. The preview is the server's PREVIEW (RFC 8970)
+    /// when it offers one; otherwise the same FETCH asks for the body's layout fields and its
+    /// first ``MessageSummary/previewBodyBytes`` bytes with BODY.PEEK (never marking mail read),
+    /// and MailMIME makes the preview of them (``PreviewText/make(header:bodyStart:isWholeBody:)``:
+    /// boundaries, transfer encoding, charset, HTML), the same as the server's PREVIEW. Only a
+    /// message whose preview lies past those bytes costs one more FETCH, of its text part.
+    ///
+    /// ```
+    /// C: A5 UID FETCH 7,9 (UID FLAGS ENVELOPE INTERNALDATE RFC822.SIZE BODYSTRUCTURE
+    ///        BODY.PEEK[HEADER.FIELDS (CONTENT-TYPE CONTENT-TRANSFER-ENCODING MIME-VERSION)]
+    ///        BODY.PEEK[TEXT]<0.16384>)
+    /// ```
     public nonisolated func fetchSummaries(_ uids: SequenceSet, previews: Bool = true) -> MessageStream<MessageSummary>
     {
         let stream = MessageStream<MessageSummary>()
@@ -108,13 +137,22 @@ extension IMAPSession {
 
     private func runSummaries(_ uids: SequenceSet, previews: Bool, into stream: MessageStream<MessageSummary>) async {
         let serverPreview = previews && capabilities.contains(.preview)
+        let bodyPreview = previews && !serverPreview
+        let layout = SectionSpecifier(kind: .headerFields(MessageSummary.layoutFields))
         var items: [FetchAttribute] = [
             .uid, .flags, .envelope, .internalDate, .rfc822Size, .bodyStructure(extensions: true),
         ]
         if serverPreview { items.append(.preview(lazy: false)) }
+        if bodyPreview {
+            items.append(.bodySection(peek: true, section: layout, partial: nil))
+            items.append(
+                .bodySection(
+                    peek: true, section: .text,
+                    partial: FetchAttribute.Partial(offset: 0, length: MessageSummary.previewBodyBytes)))
+        }
         if enabled.contains(.condstore) { items.append(.modificationSequence) }
         do {
-            // Work in chunks, one command at a time: the preview fetch of a chunk must not overlap
+            // Work in chunks, one command at a time: a preview fetch of a chunk must not overlap
             // the summary fetch (their responses could not be told apart).
             let numbers: [UInt32]
             if let explicit = uids.numbers {
@@ -129,6 +167,7 @@ extension IMAPSession {
                 let chunk = SequenceSet(numbers: numbers[start..<min(numbers.count, start + 500)])
                 start += 500
                 var batch: [MessageSummary] = []
+                var unfinished: [UInt32: TextPartLocation] = [:]
                 for try await message in fetch(chunk, items: items) {
                     guard let uid = message.uid else { continue }
                     var summary = MessageSummary(uid: uid, flags: message.flags ?? [])
@@ -139,9 +178,24 @@ extension IMAPSession {
                     summary.modificationSequence = message.modificationSequence
                     // The server's PREVIEW is already made (RFC 8970); making it again could cut more.
                     if serverPreview { summary.preview = message.preview?.string }
+                    if bodyPreview {
+                        summary.preview = Self.preview(of: message)
+                        if summary.preview == nil, let structure = message.bodyStructure {
+                            // Past the bytes sent, or no text part at all.
+                            if let location = TextPartLocation.first(in: structure) {
+                                unfinished[uid] = location
+                            } else {
+                                summary.preview = ""
+                            }
+                        }
+                    }
                     batch.append(summary)
                 }
-                guard try await deliver(&batch, makePreviews: previews && !serverPreview, to: stream) else { return }
+                if !unfinished.isEmpty { try await fillPreviews(&batch, of: unfinished) }
+                guard !stream.isConsumerGone else { return }
+                for index in batch.indices { batch[index].decode() }
+                for summary in batch { stream.yield(summary) }
+                stream.flush()
             }
             stream.finish()
         } catch {
@@ -149,62 +203,45 @@ extension IMAPSession {
         }
     }
 
-    /// Fills in previews from text parts when needed, decodes, and hands the batch over; false
-    /// when the consumer has gone.
-    private func deliver(
-        _ batch: inout [MessageSummary], makePreviews: Bool, to stream: MessageStream<MessageSummary>
-    ) async throws(IMAPError) -> Bool {
-        if makePreviews { try await fillPreviews(&batch) }
-        guard !stream.isConsumerGone else { return false }
-        for index in batch.indices { batch[index].decode() }
-        for summary in batch { stream.yield(summary) }
-        stream.flush()
-        batch.removeAll(keepingCapacity: true)
-        return true
-    }
-
-    /// Makes previews from the first text parts: the first 2 KB of each, and the whole part when
-    /// those 2 KB did not give a full preview (or ended in a way the charset cannot read).
-    private func fillPreviews(_ batch: inout [MessageSummary]) async throws(IMAPError) {
-        var locations: [UInt32: TextPartLocation] = [:]
-        for summary in batch {
-            if let structure = summary.bodyStructure, let location = TextPartLocation.first(in: structure) {
-                locations[summary.uid] = location
+    /// The preview MailMIME makes of the layout fields and the start of the body in `message`;
+    /// nil when they may not hold all of it.
+    private static func preview(of message: FetchResponse) -> String? {
+        var header: [UInt8]?
+        var body: [UInt8]?
+        for case .bodySection(let section, _, let data) in message.attributes where section.part.isEmpty {
+            switch section.kind {
+            // Matched by kind: a server may echo the field names in its own case.
+            case .headerFields: header = data.map { Array($0.bytes) } ?? []
+            case .text: body = data.map { Array($0.bytes) } ?? []
+            case .complete, .header, .headerFieldsNot, .mime: continue
             }
         }
-        var previews = try await previews(of: locations, firstBytes: 2048)
-        let incomplete = locations.filter { uid, _ in previews[uid] == nil }
-        if !incomplete.isEmpty {
-            previews.merge(try await self.previews(of: incomplete, firstBytes: nil)) { _, whole in whole }
+        guard let header, let body else { return nil }
+        // A server sends the whole body when it is shorter than asked for (RFC 3501 6.4.5).
+        let isWhole = UInt64(body.count) < MessageSummary.previewBodyBytes
+        return PreviewText.make(header: header, bodyStart: body, isWholeBody: isWhole)
+    }
+
+    /// Makes the previews the first bytes could not from the text parts at `locations`, fetched
+    /// whole.
+    private func fillPreviews(
+        _ batch: inout [MessageSummary], of locations: [UInt32: TextPartLocation]
+    ) async throws(IMAPError) {
+        var groups: [[UInt32]: [UInt32]] = [:]
+        for (uid, location) in locations { groups[location.path, default: []].append(uid) }
+        var previews: [UInt32: String] = [:]
+        for (path, uids) in groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let item = FetchAttribute.bodySection(peek: true, section: SectionSpecifier(part: path), partial: nil)
+            for try await message in fetch(SequenceSet(numbers: uids.sorted()), items: [.uid, item]) {
+                guard let uid = message.uid, let location = locations[uid] else { continue }
+                for case .bodySection(let returned, _, let data) in message.attributes where returned.part == path {
+                    previews[uid] = location.preview(of: data.map { Array($0.bytes) } ?? [])
+                }
+            }
         }
         for index in batch.indices {
             if let preview = previews[batch[index].uid] { batch[index].preview = preview }
         }
-    }
-
-    /// The previews of the text parts at `locations`, from their first `firstBytes` bytes (all
-    /// of them when nil); a message is left out when its bytes may not give its full preview.
-    private func previews(
-        of locations: [UInt32: TextPartLocation], firstBytes: UInt64?
-    ) async throws(IMAPError) -> [UInt32: String] {
-        var groups: [[UInt32]: [UInt32]] = [:]
-        for (uid, location) in locations { groups[location.path, default: []].append(uid) }
-        var previews: [UInt32: String] = [:]
-        for (path, uids) in groups {
-            let section = SectionSpecifier(part: path)
-            let item = FetchAttribute.bodySection(
-                peek: true, section: section,
-                partial: firstBytes.map { FetchAttribute.Partial(offset: 0, length: $0) })
-            for try await message in fetch(SequenceSet(numbers: uids.sorted()), items: [.uid, item]) {
-                guard let uid = message.uid, let location = locations[uid] else { continue }
-                for case .bodySection(let returned, _, let data) in message.attributes where returned.part == path {
-                    let bytes = data.map { Array($0.bytes) } ?? []
-                    let isWhole = firstBytes.map { UInt64(bytes.count) < $0 } ?? true
-                    if let preview = location.preview(of: bytes, isWhole: isWhole) { previews[uid] = preview }
-                }
-            }
-        }
-        return previews
     }
 }
 
@@ -237,41 +274,9 @@ struct TextPartLocation: Hashable {
         return search(structure, path: [])
     }
 
-    /// The preview of the part from its `bytes` (all of them when `isWhole`, else the first
-    /// ones); nil when the first bytes may not give the same preview as the whole part.
-    func preview(of bytes: [UInt8], isWhole: Bool) -> String? {
-        if isWhole {
-            let body = MIMEPart.decodeTransferEncoding(bytes[...], encoding: encoding)
-            return PreviewText.make(from: MIMEPart.text(ofDecodedBody: body, charset: charset), isHTML: isHTML)
-        }
-        var encoded = bytes[...]
-        switch encoding.lowercased() {
-        case "base64":
-            // A cut-off base64 group would decode to garbage.
-            let alphabet = bytes.filter { $0 > 0x20 }
-            encoded = alphabet.prefix(alphabet.count - alphabet.count % 4)
-        case "quoted-printable":
-            // So would a cut-off `=XX`: keep whole lines.
-            encoded = bytes[..<(bytes.lastIndex(of: 0x0A) ?? 0)]
-        default:
-            break
-        }
-        let body = MIMEPart.decodeTransferEncoding(encoded, encoding: encoding)
-        let lowercasedCharset = charset?.lowercased() ?? ""
-        guard !["utf-16", "utf-32", "utf-7", "ucs-"].contains(where: lowercasedCharset.hasPrefix) else { return nil }
-        let text: String
-        if body.allSatisfy({ $0 < 0x80 }) {
-            text = String(decoding: body, as: UTF8.self)
-        } else if let charset, lowercasedCharset == "utf-8" || lowercasedCharset == "utf8" {
-            // The cut may split a character: read the bytes without it. Other charsets may not
-            // say when a character is cut short, so their parts are read whole.
-            guard let decoded = (0...3).lazy.compactMap({ Charset.decode(body.dropLast($0), charset: charset) }).first
-            else { return nil }
-            text = decoded
-        } else {
-            return nil
-        }
-        let preview = PreviewText.make(from: text, isHTML: isHTML)
-        return preview.unicodeScalars.count >= PreviewText.maximumLength ? preview : nil
+    /// The preview of the whole part, from its `bytes`.
+    func preview(of bytes: [UInt8]) -> String {
+        let body = MIMEPart.decodeTransferEncoding(bytes[...], encoding: encoding)
+        return PreviewText.make(from: MIMEPart.text(ofDecodedBody: body, charset: charset), isHTML: isHTML)
     }
 }

@@ -100,6 +100,18 @@ public enum Base64 {
         return output
     }
 
+    /// Decodes the first characters of longer base64 data into a prefix of what ``decode(_:)``
+    /// makes of all of it: up to the last whole 4-character group, since a cut group would
+    /// decode to other bytes (all of it when padding, which ends the data, has arrived).
+    public static func decodeStart(_ encoded: some Sequence<UInt8>) -> [UInt8] {
+        var alphabet: [UInt8] = []
+        for byte in encoded {
+            if byte == padding { return decode(alphabet + [byte]) }
+            if values[Int(byte)] != 0xFF { alphabet.append(byte) }
+        }
+        return decode(alphabet.prefix(alphabet.count - alphabet.count % 4))
+    }
+
     /// Decodes base64 text leniently, like the byte-sequence variant.
     public static func decode(_ encoded: String) -> [UInt8] { decode(encoded.utf8) }
 

@@ -56,6 +56,58 @@ public enum Charset {
         }
     }
 
+    /// Decodes `bytes`, the first bytes of a longer text written in `charset`, into a prefix of
+    /// the text ``decode(_:charset:)`` would make of all of it: a character cut short at the end
+    /// is left out rather than decoded into something else.
+    ///
+    /// Returns `nil` where ``decode(_:charset:)`` would: the charset is unknown, or the bytes are
+    /// not valid in it (apart from the cut character). Undeclared 8-bit text (`unknown-8bit`,
+    /// `US-ASCII` with 8-bit bytes) is UTF-8 when the bytes are, apart from a cut character, and
+    /// Windows-1252 otherwise; only the whole text could tell when invalid UTF-8 comes later.
+    ///
+    /// ```
+    /// Charset.decodeStart([0x4A, 0xC3, 0xBC, 0xC3], charset: "utf-8")   // "Jü" (a cut "ü" left out)
+    /// ```
+    public static func decodeStart(_ bytes: some Collection<UInt8>, charset: String) -> String? {
+        let input = Array(bytes)
+        // A UTF-8 sequence its lead byte says is longer than what is left: the cut character.
+        let utf8 = input.dropLast(cutUTF8SequenceLength(input))
+        func unknown8Bit() -> String {
+            String(validating: utf8, as: UTF8.self) ?? decodeWindows1252(input)
+        }
+        guard let key = normalizedName(charset) else {
+            return charset.allSatisfy(\.isWhitespace) ? unknown8Bit() : nil
+        }
+        switch method(for: key) {
+        case .utf8:
+            return decodeUTF8(utf8)
+        case .unknown8Bit:
+            return unknown8Bit()
+        case .windows1252:
+            return decodeWindows1252(input)
+        case .iconv(let candidates):
+            for candidate in candidates {
+                if let text = convert(input, from: candidate, stoppingAtCutEnd: true) { return text }
+            }
+            return nil
+        }
+    }
+
+    /// How many bytes at the end of `bytes` are the start of a UTF-8 sequence cut short: a lead
+    /// byte and fewer continuation bytes than it announces (0 when there is none).
+    static func cutUTF8SequenceLength(_ bytes: [UInt8]) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        for back in 1...min(3, bytes.count) {
+            let byte = bytes[bytes.count - back]
+            if byte & 0xC0 == 0x80 { continue }  // a continuation byte: look further back
+            let length =
+                byte >= 0xF0 && byte <= 0xF4
+                ? 4 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xC2 && byte <= 0xDF ? 2 : 1
+            return length > back ? back : 0
+        }
+        return 0
+    }
+
     // MARK: Names
 
     /// How text in one charset is decoded.
@@ -230,7 +282,9 @@ public enum Charset {
 
     /// Converts `input` from the `iconv` charset `charset` to a string; `nil` when `iconv` does
     /// not know the charset or the input is invalid or truncated in it.
-    private static func convert(_ input: [UInt8], from charset: String) -> String? {
+    /// With `stoppingAtCutEnd`, input that ends inside a character (EINVAL) converts up to that
+    /// character, as the first bytes of a longer text do.
+    private static func convert(_ input: [UInt8], from charset: String, stoppingAtCutEnd: Bool = false) -> String? {
         guard let descriptor = iconv_open("UTF-8", charset), Int(bitPattern: descriptor) != -1 else { return nil }
         defer { iconv_close(descriptor) }
 
@@ -264,6 +318,7 @@ public enum Charset {
                     if flushing { return true }
                     continue
                 }
+                if error == EINVAL, stoppingAtCutEnd { return true }
                 guard error == E2BIG else { return false }  // EILSEQ: invalid; EINVAL: truncated.
                 output.append(contentsOf: repeatElement(0, count: output.count))
             }

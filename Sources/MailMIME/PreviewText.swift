@@ -45,8 +45,73 @@ public enum PreviewText {
 
     /// The preview of `text`, the decoded content of a text part; `isHTML` for `text/html`.
     public static func make(from text: String, isHTML: Bool = false) -> String {
+        build(from: text, isHTML: isHTML).preview
+    }
+
+    /// The preview of a message of which only the top-level header fields and the first bytes of
+    /// the body are known (`BODY.PEEK[HEADER.FIELDS (...)]` and `BODY.PEEK[TEXT]<0.N>`): the
+    /// preview ``make(for:)`` makes of the whole message, or nil when these bytes may not hold
+    /// all of it (the text part starts past them, or its first ``maximumLength`` characters do).
+    ///
+    /// `header` needs the Content-Type, Content-Transfer-Encoding and MIME-Version fields (the
+    /// others do not matter); `isWholeBody` says `bodyStart` is all of the body. The bytes are
+    /// read as one message, so the parts, their boundaries and MIME headers are found exactly as
+    /// in the whole message; a text part cut short is decoded up to the cut (a base64 group, a
+    /// quoted-printable line, a character, an HTML character reference or what may be the start
+    /// of a boundary line, cut short, are left out),
+    /// and its preview counts only when it fills up before the cut.
+    ///
+    /// ```
+    /// C: A5 UID FETCH 7 (BODY.PEEK[HEADER.FIELDS (CONTENT-TYPE ...)] BODY.PEEK[TEXT]<0.16384>)
+    /// PreviewText.make(header: fields, bodyStart: text, isWholeBody: text.count < 16384)
+    /// ```
+    public static func make(header: [UInt8], bodyStart: [UInt8], isWholeBody: Bool) -> String? {
+        var bytes = header
+        // The body starts after the header's empty line; a server may leave it out.
+        let endsWithEmptyLine =
+            bytes == [0x0A] || bytes == [0x0D, 0x0A] || bytes.suffix(2).elementsEqual([0x0A, 0x0A])
+            || bytes.suffix(3).elementsEqual([0x0A, 0x0D, 0x0A])
+        if !endsWithEmptyLine { bytes += [0x0D, 0x0A] }
+        bytes += bodyStart
+        let message = MIMEMessage(bytes: bytes)
+        if isWholeBody { return make(for: message) }
+        guard let part = sourcePart(of: message) else { return nil }
+        // A part followed by a boundary line arrived whole.
+        if part.bodyRange.upperBound < bytes.count { return make(for: message) }
+        var range = part.bodyRange
+        if message.root.kind == .multipart {
+            // A last line cut short that starts with "-" may be the boundary line ending the part.
+            let lineStart = bytes[range].lastIndex(of: 0x0A).map { $0 + 1 } ?? range.lowerBound
+            if lineStart < range.upperBound, bytes[lineStart] == UInt8(ascii: "-") {
+                range = range.lowerBound..<lineStart
+            }
+        }
+        let body = MIMEPart.decodeTransferEncodingStart(bytes[range], encoding: part.transferEncoding)
+        var text = MIMEPart.text(ofDecodedBodyStart: body, charset: part.contentType.charset)
+        let isHTML = part.contentType.subtype == "html"
+        if isHTML { text = withoutCutReference(text) }
+        let (preview, isFull) = build(from: text, isHTML: isHTML)
+        return isFull ? preview : nil
+    }
+
+    /// `html` without a character reference cut short at its end (`&nbs`), which HTMLText
+    /// would keep as text: a reference ends at `;` within 10 characters of its `&`, or is text.
+    private static func withoutCutReference(_ html: String) -> String {
+        let bytes = Array(html.utf8)
+        let tail = bytes.suffix(10)
+        // An `&` with a `;` or white space after it is complete; so is one 10 bytes from the end.
+        let afterTerminator =
+            tail.lastIndex { [UInt8(ascii: ";"), 0x20, 0x09, 0x0D, 0x0A].contains($0) } ?? tail.startIndex
+        guard let ampersand = tail[afterTerminator...].firstIndex(of: UInt8(ascii: "&")) else { return html }
+        return String(decoding: bytes[..<ampersand], as: UTF8.self)
+    }
+
+    /// The preview of `text`, and whether it is full: it stopped at ``maximumLength`` with more
+    /// text to come, so more of the text cannot change it.
+    private static func build(from text: String, isHTML: Bool) -> (preview: String, isFull: Bool) {
         var content = isHTML ? HTMLText.text(of: text, skippingQuotes: true) : text
-        return content.withUTF8 { bytes -> String in
+        var isFull = false
+        let preview = content.withUTF8 { bytes -> String in
             var output: [UInt8] = []
             output.reserveCapacity(min(bytes.count, maximumLength * 2))
             var count = 0
@@ -76,12 +141,18 @@ public enum PreviewText {
                     continue
                 }
                 if pendingSpace, count > 0 {
-                    guard count < maximumLength else { break }
+                    guard count < maximumLength else {
+                        isFull = true
+                        break
+                    }
                     output.append(0x20)
                     count += 1
                 }
                 pendingSpace = false
-                guard count < maximumLength else { break }
+                guard count < maximumLength else {
+                    isFull = true
+                    break
+                }
                 output.append(contentsOf: bytes[index..<min(bytes.count, index + length)])
                 count += 1
             }
@@ -89,5 +160,6 @@ public enum PreviewText {
             if output.last == 0x20 { output.removeLast() }
             return String(decoding: output, as: UTF8.self)
         }
+        return (preview, isFull)
     }
 }

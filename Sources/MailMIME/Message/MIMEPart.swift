@@ -117,6 +117,22 @@ public struct MIMEPart: Sendable {
         }
     }
 
+    /// The first bytes of a body whose transfer encoding is `encoding`, decoded into a prefix of
+    /// what ``decodeTransferEncoding(_:encoding:)`` makes of the whole body: base64 up to the
+    /// last whole 4-character group, quoted-printable up to the last line break (a cut `=XX` or
+    /// soft line break would decode to something else).
+    public static func decodeTransferEncodingStart(_ bodyStart: ArraySlice<UInt8>, encoding: String) -> [UInt8] {
+        switch encoding.lowercased() {
+        case "base64":
+            return Base64.decodeStart(bodyStart)
+        case "quoted-printable":
+            let lineEnd = bodyStart.lastIndex(of: 0x0A).map { $0 + 1 } ?? bodyStart.startIndex
+            return QuotedPrintable.decode(bodyStart[..<lineEnd])
+        default:
+            return Array(bodyStart)
+        }
+    }
+
     /// Whether `decodedBody(in:)` knows the transfer encoding (RFC 2045 section 6.1).
     public var hasKnownTransferEncoding: Bool {
         ["7bit", "8bit", "binary", "base64", "quoted-printable"].contains(transferEncoding)
@@ -134,6 +150,14 @@ public struct MIMEPart: Sendable {
     public static func text(ofDecodedBody body: [UInt8], charset: String?) -> String {
         if let charset, let text = Charset.decode(body, charset: charset) { return text }
         return Charset.decode(body, charset: "unknown-8bit") ?? String(decoding: body, as: UTF8.self)
+    }
+
+    /// The text of the first bytes of a transfer-decoded `text/*` body in `charset`: a prefix of
+    /// what ``text(ofDecodedBody:charset:)`` reads from the whole body, a character cut short
+    /// at the end left out (``Charset/decodeStart(_:charset:)``).
+    public static func text(ofDecodedBodyStart bodyStart: [UInt8], charset: String?) -> String {
+        if let charset, let text = Charset.decodeStart(bodyStart, charset: charset) { return text }
+        return Charset.decodeStart(bodyStart, charset: "unknown-8bit") ?? String(decoding: bodyStart, as: UTF8.self)
     }
 
     /// The part at `path` of part numbers (IMAP style, RFC 3501 6.4.5: `[2, 1]`), nil when there

@@ -9,6 +9,8 @@ import Synchronization
 /// Round trips, after logging in: opening is one SELECT; a listing is one UID SORT (or UID
 /// SEARCH) for the order and the total, plus one UID FETCH of the page shown; a search the same.
 /// Envelopes are fetched only for the page shown; `BODY.PEEK` and PREVIEW never set `\Seen`.
+/// Without PREVIEW the page's FETCH carries the start of each body, from which MailMIME makes the
+/// previews (``IMAPSession/fetchSummaries(_:previews:)``): still one FETCH.
 ///
 /// ```
 /// C: A3 SELECT INBOX (CONDSTORE)

@@ -1,6 +1,7 @@
 import Foundation
 import IMAPClient
 import IMAPCore
+import MailMIME
 import MailSearch
 import Synchronization
 import TestSupport
@@ -48,11 +49,80 @@ struct DovecotServiceTests {
             timeouts: .init(connect: .seconds(10), tlsHandshake: .seconds(10), commandInactivity: .seconds(60)))
     }
 
-    static func service(_ dovecot: DovecotProcess, flagPolicy: FlagPolicy = FlagPolicy()) -> IMAPMailService {
-        IMAPMailService(
-            configuration: configuration(dovecot),
-            credentials: .password(user: "dana", password: DovecotProcess.password),
+    static func service(
+        _ dovecot: DovecotProcess, flagPolicy: FlagPolicy = FlagPolicy(), logger: Logger = .disabled,
+        ignoredCapabilities: Set<Capability> = []
+    ) -> IMAPMailService {
+        var configuration = configuration(dovecot)
+        configuration.logger = logger
+        configuration.ignoredCapabilities = ignoredCapabilities
+        return IMAPMailService(
+            configuration: configuration, credentials: .password(user: "dana", password: DovecotProcess.password),
             flagPolicy: flagPolicy)
+    }
+
+    /// The commands in a protocol trace (`C: A4 UID SORT ...` lines) after the last LOGIN,
+    /// AUTHENTICATE, ENABLE, CAPABILITY or ID, by name (`SELECT`, `UID SORT`).
+    static func commandsAfterLogin(_ trace: [String]) -> [String] {
+        var names: [String] = []
+        for line in trace where line.hasPrefix("C: ") {
+            let words = line.dropFirst(3).split(separator: " ").map { $0.uppercased() }
+            guard words.count >= 2 else { continue }
+            let name = words[1] == "UID" && words.count >= 3 ? "UID \(words[2])" : words[1]
+            if ["LOGIN", "AUTHENTICATE", "ENABLE", "CAPABILITY", "ID"].contains(name) {
+                names = []
+            } else if name != "IDLE" && name != "NOOP" && name != "DONE" {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    /// Dovecot 2.3.19 announces PREVIEW; ignoring it, the client makes the previews from the start
+    /// of each body (a server without PREVIEW), in the same one FETCH of the page.
+    @Test(arguments: [false, true])
+    func openingListsAPageInThreeCommandsAndASearchCostsTwo(withoutPreview: Bool) async throws {
+        let dovecot = try await Self.dovecot()
+        let trace = MemoryLogHandler()
+        let service = Self.service(
+            dovecot, logger: Logger(label: "trace", level: .trace, handler: trace),
+            ignoredCapabilities: withoutPreview ? [.preview] : [])
+        _ = try await service.open()
+        let page = try await service.list(pageSize: 25)
+        #expect(Self.commandsAfterLogin(trace.messages) == ["SELECT", "UID SORT", "UID FETCH"])
+        let fetch = try #require(trace.messages.first { $0.hasPrefix("C: ") && $0.contains(" UID FETCH ") })
+        #expect(fetch.contains("BODY.PEEK[TEXT]<0.16384>") == withoutPreview, "\(fetch)")
+        #expect(fetch.contains(" PREVIEW") == !withoutPreview, "\(fetch)")
+        #expect(page.emails.count == 25)
+        #expect(page.emails.filter { !$0.preview.isEmpty }.count >= 20)
+        let before = Self.commandsAfterLogin(trace.messages).count
+        let found = try await service.search(try query("is:unread"), pageSize: 25)
+        #expect(Array(Self.commandsAfterLogin(trace.messages).dropFirst(before)) == ["UID SORT", "UID FETCH"])
+        #expect(!found.emails.isEmpty)
+        // The previews are MailMIME's of each whole message, as Dovecot's PREVIEW is.
+        let emails = page.emails + found.emails
+        let raw = try await Self.rawMessages(dovecot, emails.map(\.uid))
+        for email in emails {
+            let message = try #require(raw[email.uid])
+            #expect(email.preview == PreviewText.make(for: MIMEMessage(bytes: message)), "UID \(email.uid)")
+        }
+        await service.close()
+    }
+
+    /// The whole messages `uids`, read over an independent connection.
+    static func rawMessages(_ dovecot: DovecotProcess, _ uids: [UInt32]) async throws -> [UInt32: [UInt8]] {
+        let session = try await IMAPSession.connect(configuration(dovecot))
+        try await session.login(.password(user: "dana", password: DovecotProcess.password))
+        try await session.select("INBOX", readOnly: true)
+        var raw: [UInt32: [UInt8]] = [:]
+        let item = FetchAttribute.bodySection(peek: true, section: .complete, partial: nil)
+        for try await message in session.fetch(SequenceSet(numbers: uids), items: [.uid, item]) {
+            for case .bodySection(_, _, let data) in message.attributes {
+                if let uid = message.uid { raw[uid] = data.map { Array($0.bytes) } }
+            }
+        }
+        await session.logout()
+        return raw
     }
 
     /// Flags of `uids`, read over an independent connection (EXAMINE, so reading changes nothing).

@@ -8,14 +8,26 @@ import Testing
 /// `IMAPMailService` against the mock server: pages, searches, round trips counted from the
 /// server's transcript, flag changes read back over an independent connection, live events.
 @Suite(.timeLimit(.minutes(2))) struct IMAPMailServiceTests {
-    @Test func opensAndListsTheNewestPageInThreeCommands() async throws {
-        let server = try await ServiceFixture.start(count: 120)
+    /// The search command a profile's server gets: UID SORT where it has SORT.
+    static func searchCommand(_ profile: Profile) -> String {
+        switch profile {
+        case .full, .gmailLike: "UID SORT"
+        case .imap4rev1, .exchangeLike: "UID SEARCH"
+        }
+    }
+
+    @Test(arguments: Profile.allCases) func opensAndListsTheNewestPageInThreeCommands(profile: Profile) async throws {
+        // Plain, multipart/alternative, HTML-only base64, attachments, ISO-8859-1 after a quote.
+        let server = try await ServiceFixture.start(profile: profile, count: 120, mime: true)
         defer { Task { await server.stop() } }
         let service = ServiceFixture.service(server)
         let mailbox = try await service.open()
         #expect(mailbox.name == "INBOX" && mailbox.messageCount == 120 && mailbox.pinFlag == .flagged)
         let first = try await service.list(pageSize: 50)
-        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SORT", "UID FETCH"])
+        // SELECT, the order of every message, one FETCH of the page: on a server without PREVIEW
+        // (RFC 8970) too, whose previews come from the start of each body in the same FETCH.
+        let commands = ServiceFixture.commandsAfterLogin(server)
+        #expect(commands == ["SELECT", Self.searchCommand(profile), "UID FETCH"])
         #expect(first.list.total == 120)
         #expect(first.emails.map(\.uid) == Array((71...120).reversed()))
         let newest = try #require(first.emails.first)
@@ -23,6 +35,10 @@ import Testing
         #expect(newest.from.name == "Sender 120" && newest.from.address == "sender120@example.com")
         #expect(newest.from.initials == "S1")
         #expect(newest.preview == "Body of message 120.")
+        for email in first.emails {
+            #expect(email.preview == "Body of message \(email.uid).", "UID \(email.uid)")
+            #expect(email.hasAttachment == (email.uid % 5 == 3), "UID \(email.uid)")
+        }
         #expect(newest.id == Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 120))
         #expect(first.hasMore)
         let second = try await service.page(of: first.list, offset: 50, pageSize: 50)
@@ -39,19 +55,34 @@ import Testing
         await service.close()
     }
 
+    @Test func aPreviewPastTheFirstBytesCostsOneMoreFetchOfThatMessageOnly() async throws {
+        let server = try await ServiceFixture.start(profile: .imap4rev1, count: 6, mime: true)
+        defer { Task { await server.stop() } }
+        // Message 7's reply comes after more quoted lines than the page's FETCH carries.
+        let quote = String(repeating: "> an earlier message, quoted\r\n", count: 700)
+        let late = ServiceFixture.message(7).split(separator: 0x0A, omittingEmptySubsequences: false).prefix(5)
+            .map { Array($0) + [0x0A] }.joined()
+        try server.store.append(
+            Array(late) + Array("\r\n\(quote)Body of message 7.\r\n".utf8), user: "alice", mailbox: "INBOX")
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let page = try await service.list(pageSize: 50)
+        #expect(page.emails.map(\.preview) == (1...7).reversed().map { "Body of message \($0)." })
+        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SEARCH", "UID FETCH", "UID FETCH"])
+        #expect(ServiceFixture.clientCommands(server).last == "UID FETCH 7 (UID BODY.PEEK[1])")
+        await service.close()
+    }
+
     @Test(arguments: Profile.allCases) func searchCostsTwoCommandsAndReportsTheTotal(profile: Profile) async throws {
-        let server = try await ServiceFixture.start(profile: profile, count: 60)
+        let server = try await ServiceFixture.start(profile: profile, count: 60, mime: true)
         defer { Task { await server.stop() } }
         let service = ServiceFixture.service(server)
         _ = try await service.open()
         let before = ServiceFixture.commandsAfterLogin(server).count
         let found = try await service.search(try query("subject:\"message 1\""), pageSize: 5)
         let commands = Array(ServiceFixture.commandsAfterLogin(server).dropFirst(before))
-        let searchCommand = profile == .full || profile == .gmailLike ? "UID SORT" : "UID SEARCH"
-        // One search and one fetch of the page; without PREVIEW (RFC 8970) the previews need a
-        // second fetch, of the first 2 KB of each message's first text part.
-        let hasPreview = profile == .full || profile == .gmailLike
-        #expect(commands == (hasPreview ? [searchCommand, "UID FETCH"] : [searchCommand, "UID FETCH", "UID FETCH"]))
+        // One search and one fetch of the page, with or without PREVIEW (RFC 8970).
+        #expect(commands == [Self.searchCommand(profile), "UID FETCH"])
         // "message 1", "message 10" ... "message 19": 11 messages; Gmail-like matches whole words only.
         let expected: [UInt32] = profile == .gmailLike ? [1] : [19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1]
         #expect(found.list.ids.map(\.uid) == expected)
@@ -102,6 +133,81 @@ import Testing
         let found = try await service.search(try query("is:pinned"), pageSize: 10)
         #expect(found.emails.map(\.uid) == [2])
         #expect(found.emails.first?.isPinned == true)
+        let pinnedWith = try Self.modseq(server, 2)
+        #expect(try await service.setPinned(false, for: [id]).refused.isEmpty)
+        #expect(
+            ServiceFixture.clientCommands(server).last
+                == "UID STORE 2 (UNCHANGEDSINCE \(pinnedWith)) -FLAGS.SILENT ($Pinned)")
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [2])[2] == [])
+        #expect(try await service.search(try query("is:pinned"), pageSize: 10).list.total == 0)
+        await service.close()
+    }
+
+    /// The MODSEQ of `uid` in alice's INBOX now.
+    static func modseq(_ server: MockIMAPServer, _ uid: UInt32) throws -> UInt64 {
+        try #require(server.store.modificationSequence(user: "alice", mailbox: "INBOX", uid: uid))
+    }
+
+    @Test(arguments: [Profile.full, .imap4rev1]) func flagChangesAreSilentUIDStores(profile: Profile) async throws {
+        let server = try await ServiceFixture.start(profile: profile, count: 8)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        _ = try await service.list(pageSize: 50)
+        let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 7)
+        // Under CONDSTORE each STORE carries the MODSEQ the message was last seen with: from the
+        // page's FETCH, then from the previous STORE's answer.
+        func expected(_ change: String) throws -> String {
+            profile == .full
+                ? "UID STORE 7 (UNCHANGEDSINCE \(try Self.modseq(server, 7))) \(change)" : "UID STORE 7 \(change)"
+        }
+        var line = try expected("+FLAGS.SILENT (\\Flagged)")
+        #expect(try await service.setPinned(true, for: [id]).refused.isEmpty)
+        #expect(ServiceFixture.clientCommands(server).last == line)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [.flagged])
+        line = try expected("-FLAGS.SILENT (\\Flagged)")
+        #expect(try await service.setPinned(false, for: [id]).refused.isEmpty)
+        #expect(ServiceFixture.clientCommands(server).last == line)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [])
+        line = try expected("+FLAGS.SILENT (\\Seen)")
+        #expect(try await service.setRead(true, for: [id]).refused.isEmpty)
+        #expect(ServiceFixture.clientCommands(server).last == line)
+        line = try expected("-FLAGS.SILENT (\\Seen)")
+        #expect(try await service.setRead(false, for: [id]).refused.isEmpty)
+        #expect(ServiceFixture.clientCommands(server).last == line)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [7])[7] == [])
+        await service.close()
+    }
+
+    @Test func aChangeMadeElsewhereMeanwhileIsRefusedWithTheCurrentFlags() async throws {
+        let server = try await ServiceFixture.start(count: 5)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        _ = try await service.list(pageSize: 10)
+        let listedWith = try Self.modseq(server, 3)
+        // Another client reads message 3 after the list was shown; nobody listens for events.
+        let other = try await IMAPSession.connect(ServiceFixture.configuration(server))
+        try await other.login(.password(user: "alice", password: "secret"))
+        try await other.select("INBOX")
+        try await other.store(SequenceSet(numbers: [3]), .add, [.seen])
+        await other.logout()
+        #expect(try Self.modseq(server, 3) > listedWith)
+
+        let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 3)
+        let result = try await service.setPinned(true, for: [id])
+        #expect(result.refused[id]?.contains("changed by another client") == true)
+        #expect(result.flags[id] == [.seen])
+        #expect(
+            ServiceFixture.clientCommands(server).contains(
+                "UID STORE 3 (UNCHANGEDSINCE \(listedWith)) +FLAGS.SILENT (\\Flagged)"))
+        let answers = server.sessions.min(by: { $0.id < $1.id })?.transcript.filter { $0.direction == .server } ?? []
+        #expect(answers.contains { $0.text.contains("[MODIFIED 3]") })
+        // Not overwritten: the other client's \Seen stays, and no \Flagged was added.
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [3])[3] == [.seen])
+        // With the MODSEQ now known, the next try goes through.
+        #expect(try await service.setPinned(true, for: [id]).refused.isEmpty)
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [3])[3] == [.seen, .flagged])
         await service.close()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import IMAPClient
 import IMAPCore
+import MailMIME
 import MailSearch
 import MockIMAPServer
 import Testing
@@ -9,13 +10,60 @@ import Transport
 /// A mock server for one service test: alice's INBOX holds `count` messages, message `i`
 /// dated i hours after 2024-03-01 and received in that order, so UID order is date order.
 enum ServiceFixture {
-    static func start(profile: Profile = .full, count: Int = 0) async throws -> MockIMAPServer {
+    /// With `mime`, the messages carry their text in the ways mail does (see ``mimeMessage(_:)``),
+    /// the same text, so the same preview.
+    static func start(profile: Profile = .full, count: Int = 0, mime: Bool = false) async throws -> MockIMAPServer {
         let server = try await MockIMAPServer.start(
             .init(
                 listeners: [.implicitTLS()], tls: .selfSigned(hosts: ["localhost"]), profile: profile,
                 users: [.init("alice", password: "secret")]))
-        for index in stride(from: 1, through: count, by: 1) { try seed(server, index) }
+        for index in stride(from: 1, through: count, by: 1) {
+            if mime {
+                try server.store.append(mimeMessage(index), user: "alice", mailbox: "INBOX")
+            } else {
+                try seed(server, index)
+            }
+        }
         return server
+    }
+
+    /// Message `index` as ``message(_:subject:from:)`` has it, its body "Body of message N."
+    /// written one of five ways: plain, multipart/alternative with quoted-printable text,
+    /// HTML only in base64, multipart/mixed around an alternative with a PDF attachment,
+    /// ISO-8859-1 text after a long quote.
+    static func mimeMessage(_ index: Int) -> [UInt8] {
+        let plain = message(index)
+        let split = plain.firstRange(of: Array("\r\n\r\n".utf8))!
+        let header = Array(plain[..<split.lowerBound]) + Array("\r\nMIME-Version: 1.0\r\n".utf8)
+        let text = "Body of message \(index)."
+        let body: String
+        switch index % 5 {
+        case 1:
+            body =
+                "Content-Type: multipart/alternative; boundary=\"alt\(index)\"\r\n\r\n--alt\(index)\r\n"
+                + "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+                + "Body of=20message \(index)=2E\r\n--alt\(index)\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+                + "<p>\(text)</p>\r\n--alt\(index)--\r\n"
+        case 2:
+            body =
+                "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+                + Base64.encode(Array("<html><head><style>p { margin: 0 }</style></head><p>\(text)</p>".utf8))
+                + "\r\n"
+        case 3:
+            body =
+                "Content-Type: multipart/mixed; boundary=m\r\n\r\n--m\r\n"
+                + "Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: text/plain\r\n\r\n"
+                + "\(text)\r\n--a\r\nContent-Type: text/html\r\n\r\n<b>\(text)</b>\r\n--a--\r\n"
+                + "--m\r\nContent-Type: application/pdf; name=\"a.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+                + Base64.encode(Array(repeating: 0x25, count: 40_000), lineLength: 76) + "\r\n--m--\r\n"
+        case 4:
+            body =
+                "Content-Type: text/plain; charset=iso-8859-1\r\n\r\n"
+                + String(repeating: "> an earlier message, quoted\r\n", count: 100) + text + "\r\n"
+        default:
+            return plain
+        }
+        return header + Array(body.utf8)
     }
 
     /// Appends message `index` to `mailbox`.
@@ -74,6 +122,14 @@ enum ServiceFixture {
         }
         await session.logout()
         return flags
+    }
+
+    /// The command lines the first session sent, without their tags.
+    static func clientCommands(_ server: MockIMAPServer) -> [String] {
+        guard let session = server.sessions.min(by: { $0.id < $1.id }) else { return [] }
+        return session.transcript.filter { $0.direction == .client }.compactMap { line in
+            line.text.firstIndex(of: " ").map { String(line.text[line.text.index(after: $0)...]) }
+        }
     }
 
     /// The commands the first session sent after logging in (LOGIN and ENABLE), by name
