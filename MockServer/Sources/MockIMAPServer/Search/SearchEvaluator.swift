@@ -83,6 +83,7 @@ struct SearchEvaluator {
         case .body(let text): return contains(text, in: message.bodyText, message)
         case .text(let text):
             return contains(text, in: message.allHeadersText, message) || contains(text, in: message.bodyText, message)
+                || contains(text, in: message.partHeadersText, message)
         case .before(let date): return stored.internalDate.date < date
         case .on(let date): return stored.internalDate.date == date
         case .since(let date): return stored.internalDate.date >= date
