@@ -220,6 +220,18 @@ public struct IndexedMessage: Sendable {
         return result
     }
 
+    /// The value of the header field called `name` (lowercase) when the header has exactly one
+    /// such field, without copying it (SUBJECT and HEADER over many messages); nil when it has
+    /// none or several (``headerText(_:)`` joins those).
+    func soleHeaderValue(lowercasedName name: String) -> Substring? {
+        var found: Substring?
+        for entry in headerIndex where entry.name == name {
+            if found != nil { return nil }
+            found = allHeadersText[entry.value]
+        }
+        return found
+    }
+
     /// The value of the first header field called `name` (case-insensitive), unfolded and RFC
     /// 2047 decoded; nil when absent.
     public func firstHeaderText(_ name: String) -> String? {
