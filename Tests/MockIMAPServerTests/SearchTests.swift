@@ -50,6 +50,9 @@ import Testing
         Case(keys: "NOT SEEN", uids: [2, 3, 4]), Case(keys: "OR SEEN FLAGGED", uids: [1, 2]),
         Case(keys: "OR (SEEN ANSWERED) (FROM team DRAFT)", uids: [1, 3]),
         Case(keys: "NOT (OR SEEN FROM team)", uids: [2, 4]), Case(keys: "UNSEEN UNDELETED", uids: [2, 4]),
+        // Several text keys in one search, each with its own string.
+        Case(keys: "OR SUBJECT invoice TO bob", uids: [1, 3]),
+        Case(keys: "SUBJECT rechnung BODY \"grüße aus münchen\"", uids: [2]),
         Case(keys: "CHARSET UTF-8 SUBJECT {5}\r\nmärz", uids: [2]),
         Case(keys: "CHARSET US-ASCII ALL", uids: [1, 2, 3, 4]),
     ]
