@@ -11,7 +11,7 @@ extension DifferentialTests {
     /// arguments are taken from that message's own bytes; and every UID SORT key, plain and
     /// REVERSE, over the whole corpus.
     ///
-    /// Departures (the RFCs require the mock server's answer), each checked to still depart:
+    /// Departures (the RFCs ask for the mock server's answer), each checked to still depart:
     /// - SENTBEFORE, SENTON, SENTSINCE leave out the messages without a Date header
     ///   (`undatedDeparture`).
     /// - BODY: the mock server also finds the header of an attached message (message/rfc822,
