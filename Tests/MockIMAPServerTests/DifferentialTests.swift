@@ -599,7 +599,11 @@ struct DifferentialTests {
         return responses
     }
 
-    static func compareFetch(uid: UInt32, _ mine: FetchResponse, _ dovecots: FetchResponse) -> [String] {
+    /// The items of two answers to the same FETCH that differ (INTERNALDATE where fetched, and
+    /// `sections`), each shown from both servers.
+    static func compareFetch(
+        uid: UInt32, _ mine: FetchResponse, _ dovecots: FetchResponse, sections: [SectionSpecifier] = fetchedSections
+    ) -> [String] {
         var differences: [String] = []
         func check<T: Equatable>(_ item: String, _ ours: T?, _ theirs: T?) {
             if ours != theirs {
@@ -616,7 +620,8 @@ struct DifferentialTests {
         check("BODYSTRUCTURE", mine.bodyStructure, dovecots.bodyStructure)
         check("BODY", body(mine), body(dovecots))
         check("RFC822.SIZE", mine.size, dovecots.size)
-        for section in fetchedSections {
+        check("INTERNALDATE", mine.internalDate, dovecots.internalDate)
+        for section in sections {
             check(
                 "BODY[\(section)]", mine.bodySection(section).map { $0.string.debugDescription },
                 dovecots.bodySection(section).map { $0.string.debugDescription })

@@ -76,6 +76,16 @@ public enum CaseFolding {
         return haystack.withUTF8 { text in search(text, pattern) }
     }
 
+    /// `needle` folded, for ``contains(_:folded:)``: a search over many texts folds its needle once.
+    package static func pattern(_ needle: String) -> [UInt32] { needle.unicodeScalars.map { fold($0.value) } }
+
+    /// Whether `haystack` contains the folded `pattern` (from ``pattern(_:)``), ignoring case.
+    package static func contains(_ haystack: Substring, folded pattern: [UInt32]) -> Bool {
+        guard !pattern.isEmpty else { return true }
+        var haystack = haystack
+        return haystack.withUTF8 { text in search(text, pattern) }
+    }
+
     /// The scalar at `index` of valid UTF-8 `text` and its length in bytes.
     @inline(__always)
     private static func scalar(in text: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32, Int) {

@@ -57,6 +57,14 @@ struct IndexedMessageDovecotTests {
                 + " robust decoders to keep such an \"=\" and the characters after it, as the mock server does"
         ),
         (
+            "Content-Type edge cases", "BODYSTRUCTURE",
+            "`Content-Type: text` has no subtype: RFC 2045 5.2 recommends reading a syntactically invalid"
+                + " Content-Type as the default, text/plain; charset=us-ascii, as the mock server does; Dovecot"
+                + " answers (\"text\" \"\" ...), and (\"\" \"\" NIL ...) when parameters follow"
+                + " (`DifferentialTests.pythonEmailCorpusMatchesDovecot`, msg_14)"
+        ),
+        ("Content-Type edge cases", "BODY", "as for BODYSTRUCTURE"),
+        (
             "multipart/digest", "PREVIEW",
             "a part without Content-Type in a multipart/digest is message/rfc822 (RFC 2046 5.1.5), and a preview"
                 + " does not look into encapsulated messages; Dovecot's preview takes it for text/plain"

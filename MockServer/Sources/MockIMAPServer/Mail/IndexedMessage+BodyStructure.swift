@@ -55,16 +55,18 @@ extension IndexedMessage {
             mediaType = "message"
             mediaSubtype = "rfc822"
             isText = false
-        } else if let declared = fields.mediaType {
+        } else if let declared = fields.mediaType, let subtype = declared.subtype {
             mediaType = ByteString(declared.type)
-            mediaSubtype = ByteString(declared.subtype ?? [])
+            mediaSubtype = ByteString(subtype)
             isText = mediaType.equalsCaseInsensitive("text")
         } else {
+            // No Content-Type, or one without a subtype (`Content-Type: text`), which RFC 2045 5.2
+            // recommends reading as the default, text/plain; charset=us-ascii.
             mediaType = "text"
             mediaSubtype = "plain"
             isText = true
         }
-        var parameters = fields.parameters
+        var parameters = fields.mediaType?.subtype == nil ? [] : fields.parameters
         if isText, !parameters.contains(where: { $0.name.equalsCaseInsensitive("charset") }) {
             parameters.append(defaultCharset)
         }

@@ -48,8 +48,15 @@ public struct IndexedMessage: Sendable {
     /// Absent fields have no key.
     public let addressText: [String: String]
     /// The decoded text of the body: every `text/*` part transfer decoded and converted to
-    /// UTF-8, HTML reduced to its text, and the header of each encapsulated message (for BODY).
+    /// UTF-8, HTML reduced to its text, the content of other `message/*` parts
+    /// (`message/delivery-status`, `message/external-body`) as text, and the header of each
+    /// encapsulated message (for BODY).
     public let bodyText: String
+    /// The MIME headers of the body parts (`Content-Type: text/plain; charset=...` of each part
+    /// of a multipart), unfolded and RFC 2047 decoded: in the message's body (RFC 5322 2.1, and
+    /// BODY[TEXT] holds them), so TEXT finds them; BODY, like Dovecot's, looks at the parts'
+    /// content only.
+    public let partHeadersText: String
     /// Where each field's decoded value lies in `allHeadersText`.
     private let headerIndex: [HeaderEntry]
 
@@ -93,7 +100,7 @@ public struct IndexedMessage: Sendable {
         self.allHeadersText = headersText
         self.addressText = addresses
 
-        self.bodyText = Self.bodyText(of: mime)
+        (self.bodyText, self.partHeadersText) = Self.bodyTexts(of: mime)
         self.preview = PreviewText.make(for: mime)
 
         if let dateField = mime.header.firstField(named: "date"), let date = DateHeader.parse(bytes: dateField.rawValue)
@@ -213,6 +220,18 @@ public struct IndexedMessage: Sendable {
         return result
     }
 
+    /// The value of the header field called `name` (lowercase) when the header has exactly one
+    /// such field, without copying it (SUBJECT and HEADER over many messages); nil when it has
+    /// none or several (``headerText(_:)`` joins those).
+    func soleHeaderValue(lowercasedName name: String) -> Substring? {
+        var found: Substring?
+        for entry in headerIndex where entry.name == name {
+            if found != nil { return nil }
+            found = allHeadersText[entry.value]
+        }
+        return found
+    }
+
     /// The value of the first header field called `name` (case-insensitive), unfolded and RFC
     /// 2047 decoded; nil when absent.
     public func firstHeaderText(_ name: String) -> String? {
@@ -255,30 +274,44 @@ public struct IndexedMessage: Sendable {
         }
     }
 
-    /// The searchable text of the body (see ``bodyText``).
-    private static func bodyText(of message: MIMEMessage) -> String {
+    /// The searchable text of the body and the headers of its parts (see ``bodyText`` and
+    /// ``partHeadersText``).
+    private static func bodyTexts(of message: MIMEMessage) -> (body: String, partHeaders: String) {
         var text: [UInt8] = []
-        func visit(_ part: MIMEPart) {
-            switch part.kind {
-            case .multipart:
-                for child in part.children { visit(child) }
-            case .message:
-                guard let inner = part.encapsulatedMessage else { return }
-                for field in inner.header.fields {
-                    if !text.isEmpty { text.append(0x0A) }
-                    text.append(contentsOf: field.name.utf8)
-                    text.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-                    appendDecodedValue(of: field, to: &text)
-                }
-                visit(inner.root)
-            case .single:
-                guard let content = part.text(in: message) else { return }
-                let isHTML = part.contentType.subtype == "html"
-                if !text.isEmpty { text.append(0x0A) }
-                text.append(contentsOf: (isHTML ? HTMLText.text(of: content) : content).utf8)
+        var partHeaders: [UInt8] = []
+        func appendFields(of header: MIMEHeader, to output: inout [UInt8]) {
+            for field in header.fields {
+                if !output.isEmpty { output.append(0x0A) }
+                output.append(contentsOf: field.name.utf8)
+                output.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+                appendDecodedValue(of: field, to: &output)
             }
         }
-        visit(message.root)
-        return String(decoding: text, as: UTF8.self)
+        // `headerSearched`: the part's header is already searched (the message's own, or an
+        // encapsulated message's, which is in the body text).
+        func visit(_ part: MIMEPart, headerSearched: Bool) {
+            if !headerSearched { appendFields(of: part.header, to: &partHeaders) }
+            switch part.kind {
+            case .multipart:
+                for child in part.children { visit(child, headerSearched: false) }
+            case .message:
+                guard let inner = part.encapsulatedMessage else { return }
+                appendFields(of: inner.header, to: &text)
+                visit(inner.root, headerSearched: true)
+            case .single:
+                let content: String
+                if let decoded = part.text(in: message) {
+                    content = part.contentType.subtype == "html" ? HTMLText.text(of: decoded) : decoded
+                } else if part.contentType.type == "message" {
+                    content = MIMEPart.text(ofDecodedBody: part.decodedBody(in: message), charset: nil)
+                } else {
+                    return
+                }
+                if !text.isEmpty { text.append(0x0A) }
+                text.append(contentsOf: content.utf8)
+            }
+        }
+        visit(message.root, headerSearched: true)
+        return (String(decoding: text, as: UTF8.self), String(decoding: partHeaders, as: UTF8.self))
     }
 }

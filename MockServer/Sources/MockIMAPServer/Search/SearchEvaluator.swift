@@ -1,4 +1,5 @@
 import IMAPCore
+import MailMIME
 
 /// Decides which messages match SEARCH keys, with the meaning RFC 3501 6.4.4 gives each key.
 ///
@@ -17,27 +18,38 @@ struct SearchEvaluator {
         let isRecent: Bool
     }
 
-    let candidates: [Candidate]
+    /// A message this session sees: its sequence number and its index in `record.messages`.
+    /// Searching walks these and reads each message in place; only matches become candidates
+    /// (a copy of a stored message retains each of its buffers).
+    private struct Position {
+        let sequenceNumber: UInt32
+        let index: Int
+    }
+
+    private let record: MailboxRecord
+    private let positions: [Position]
+    private let recent: Set<UInt32>
     /// The largest sequence number and UID, for `*`.
     let largestSequenceNumber: UInt32
     let largestUID: UInt32
     /// Gmail-like matching: a text key matches whole words only.
     let wholeWords: Bool
     let now: Int
+    /// The text keys' strings, case folded once per search.
+    private var patterns: [(text: ByteString, pattern: [UInt32])] = []
 
     init(record: MailboxRecord, view: SelectedMailboxView, wholeWords: Bool, now: Int) {
-        var candidates: [Candidate] = []
-        candidates.reserveCapacity(view.uids.count)
+        var positions: [Position] = []
+        positions.reserveCapacity(view.uids.count)
         var recordIndex = 0
         for (index, uid) in view.uids.enumerated() {
             while recordIndex < record.messages.count && record.messages[recordIndex].uid < uid { recordIndex += 1 }
             guard recordIndex < record.messages.count, record.messages[recordIndex].uid == uid else { continue }
-            candidates.append(
-                Candidate(
-                    sequenceNumber: UInt32(index + 1), message: record.messages[recordIndex],
-                    isRecent: view.recent.contains(uid)))
+            positions.append(Position(sequenceNumber: UInt32(index + 1), index: recordIndex))
         }
-        self.candidates = candidates
+        self.record = record
+        self.positions = positions
+        self.recent = view.recent
         largestSequenceNumber = UInt32(view.uids.count)
         largestUID = view.uids.last ?? 0
         self.wholeWords = wholeWords
@@ -46,12 +58,38 @@ struct SearchEvaluator {
 
     /// The candidates that match every key, in sequence-number order.
     func matching(_ keys: [SearchKey]) -> [Candidate] {
-        candidates.filter { candidate in keys.allSatisfy { matches($0, candidate) } }
+        var search = self
+        for key in keys { search.addPatterns(of: key) }
+        var found: [Candidate] = []
+        for position in positions where keys.allSatisfy({ search.matches($0, position) }) {
+            let message = record.messages[position.index]
+            found.append(
+                Candidate(
+                    sequenceNumber: position.sequenceNumber, message: message, isRecent: recent.contains(message.uid)))
+        }
+        return found
     }
 
-    /// Whether `candidate` matches `key`.
-    func matches(_ key: SearchKey, _ candidate: Candidate) -> Bool {
-        let stored = candidate.message
+    /// Folds the strings of `key`'s text keys.
+    private mutating func addPatterns(of key: SearchKey) {
+        switch key {
+        case .from(let text), .to(let text), .cc(let text), .bcc(let text), .subject(let text), .body(let text),
+            .text(let text), .header(_, let text):
+            if !patterns.contains(where: { $0.text == text }) {
+                patterns.append((text, CaseFolding.pattern(text.string)))
+            }
+        case .not(let inner): addPatterns(of: inner)
+        case .or(let left, let right):
+            addPatterns(of: left)
+            addPatterns(of: right)
+        case .and(let keys): for inner in keys { addPatterns(of: inner) }
+        default: break
+        }
+    }
+
+    /// Whether the message at `position` matches `key`.
+    private func matches(_ key: SearchKey, _ position: Position) -> Bool {
+        let stored = record.messages[position.index]
         let message = stored.message
         switch key {
         case .all: return true
@@ -67,22 +105,24 @@ struct SearchEvaluator {
         case .unseen: return !stored.has(.seen)
         case .keyword(let flag): return stored.has(flag)
         case .unkeyword(let flag): return !stored.has(flag)
-        case .recent: return candidate.isRecent
-        case .new: return candidate.isRecent && !stored.has(.seen)
-        case .old: return !candidate.isRecent
+        case .recent: return recent.contains(stored.uid)
+        case .new: return recent.contains(stored.uid) && !stored.has(.seen)
+        case .old: return !recent.contains(stored.uid)
         case .from(let text): return address("from", text, message)
         case .to(let text): return address("to", text, message)
         case .cc(let text): return address("cc", text, message)
         case .bcc(let text): return address("bcc", text, message)
         case .subject(let text):
+            if let subject = message.soleHeaderValue(lowercasedName: "subject") { return contains(text, in: subject) }
             guard let subject = message.headerText("Subject") else { return false }
-            return contains(text, in: subject, message)
+            return contains(text, in: subject[...])
         case .header(let field, let value):
             guard let header = message.headerText(field.string) else { return false }
-            return value.isEmpty || contains(value, in: header, message)
-        case .body(let text): return contains(text, in: message.bodyText, message)
+            return value.isEmpty || contains(value, in: header[...])
+        case .body(let text): return contains(text, in: message.bodyText[...])
         case .text(let text):
-            return contains(text, in: message.allHeadersText, message) || contains(text, in: message.bodyText, message)
+            return contains(text, in: message.allHeadersText[...]) || contains(text, in: message.bodyText[...])
+                || contains(text, in: message.partHeadersText[...])
         case .before(let date): return stored.internalDate.date < date
         case .on(let date): return stored.internalDate.date == date
         case .since(let date): return stored.internalDate.date >= date
@@ -92,10 +132,10 @@ struct SearchEvaluator {
         case .larger(let size): return UInt64(message.size) > size
         case .smaller(let size): return UInt64(message.size) < size
         case .uid(let set): return set.contains(stored.uid, largest: largestUID)
-        case .sequenceNumbers(let set): return set.contains(candidate.sequenceNumber, largest: largestSequenceNumber)
-        case .not(let inner): return !matches(inner, candidate)
-        case .or(let left, let right): return matches(left, candidate) || matches(right, candidate)
-        case .and(let keys): return keys.allSatisfy { matches($0, candidate) }
+        case .sequenceNumbers(let set): return set.contains(position.sequenceNumber, largest: largestSequenceNumber)
+        case .not(let inner): return !matches(inner, position)
+        case .or(let left, let right): return matches(left, position) || matches(right, position)
+        case .and(let keys): return keys.allSatisfy { matches($0, position) }
         case .modificationSequence(let value): return stored.modificationSequence >= value.value
         case .younger(let seconds): return now - stored.internalDate.secondsSinceEpoch <= Int(seconds)
         case .older(let seconds): return now - stored.internalDate.secondsSinceEpoch > Int(seconds)
@@ -115,13 +155,15 @@ struct SearchEvaluator {
 
     private func address(_ field: String, _ text: ByteString, _ message: IndexedMessage) -> Bool {
         guard let value = message.addressText[field] else { return false }
-        return contains(text, in: value, message)
+        return contains(text, in: value[...])
     }
 
-    private func contains(_ text: ByteString, in haystack: String, _ message: IndexedMessage) -> Bool {
-        let needle = text.string
-        if wholeWords { return Self.containsWord(needle, in: haystack) }
-        return message.matchesSubstring(needle, in: haystack)
+    /// Whether `haystack` contains `text` ignoring case (``IndexedMessage/matchesSubstring(_:in:)``),
+    /// with the needle folded once per search; whole words only when Gmail-like.
+    private func contains(_ text: ByteString, in haystack: Substring) -> Bool {
+        if wholeWords { return Self.containsWord(text.string, in: String(haystack)) }
+        let pattern = patterns.first { $0.text == text }?.pattern ?? CaseFolding.pattern(text.string)
+        return CaseFolding.contains(haystack, folded: pattern)
     }
 
     private func sentDate(_ stored: StoredMessage) -> IMAPDate {
