@@ -13,7 +13,7 @@ all tools one after another; prints one line per tool: median, best, worst (seco
 scroll: starts the tool, waits for NEWEST, then presses KEY (tmux key name) until the screen
 shows END (the oldest message's subject); for each key press, the time from send-keys to the
 first captured screen that differs from the one before (key to redraw); the tool's VmRSS and
-VmHWM (from /proc/PID/status) before the first key and every 10 % of the way.
+VmHWM (from /proc/PID/status) before the first key and every --sample-every keys.
 
 COMMAND is run by `sh -c` inside `env -i` with the variables given by --env NAME=VALUE (the
 same for every tool); its own `exec` makes the pane's process the tool, whose pid is recorded.
