@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Plain-text captures (tmux capture-pane, no colours) of every state of `mailsearch tui`, as the
-# README shows them: the tool in a 100x30 tmux pane against mock-imap-server's demo mailbox,
+# README shows them: the tool in a 100x16 tmux pane against mock-imap-server's demo mailbox,
 # with the server's faults for the slow, empty and failing cases.
 #
 #   scripts/tui-captures.sh [OUT_DIR]      (default: /tmp/mailsearch-tui-captures)
+#   MAILSEARCH_BIN_DIR=.build/debug scripts/tui-captures.sh     (no build first)
 #
 # Writes OUT_DIR/<state>.txt for: inbox-loading, inbox-data, inbox-empty, inbox-error,
 # search-recent, search-suggestions, search-searching, search-results, search-no-results,
@@ -14,14 +15,20 @@ OUT=${1:-/tmp/mailsearch-tui-captures}
 mkdir -p "$OUT"
 command -v tmux >/dev/null || { echo "error: tmux is not installed (apt-get install tmux)" >&2; exit 69; }
 
-swift build --product mailsearch >&2
-swift build --product mock-imap-server >&2
-BIN=$(swift build --show-bin-path)
+# MAILSEARCH_BIN_DIR: use the mailsearch and mock-imap-server already built there.
+if [[ -n ${MAILSEARCH_BIN_DIR:-} ]]; then
+    BIN=$MAILSEARCH_BIN_DIR
+else
+    swift build --product mailsearch >&2
+    swift build --product mock-imap-server >&2
+    BIN=$(swift build --show-bin-path)
+fi
 
 WORK=$(mktemp -d /tmp/mailsearch-captures.XXXXXX)
 SERVER_PID=
+SOCKET=
 cleanup() {
-    tmux -S "$WORK/tmux" kill-server 2>/dev/null || true
+    [[ -n $SOCKET ]] && tmux -S "$SOCKET" kill-server 2>/dev/null || true
     [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -39,18 +46,23 @@ start_server() {
 }
 
 # start_tui: mailsearch tui in a fresh 100x30 pane (fresh search history too).
+# (A tmux server of its own each time: a new one on a socket just killed can find the old one
+# still ending.)
+PANE=0
 start_tui() {
-    tmux -S "$WORK/tmux" kill-server 2>/dev/null || true
+    [[ -n ${SOCKET:-} ]] && tmux -S "$SOCKET" kill-server 2>/dev/null || true
+    PANE=$((PANE + 1))
+    SOCKET="$WORK/tmux-$PANE"
     rm -rf "$WORK/state" "$WORK/config"
-    tmux -S "$WORK/tmux" -f /dev/null new-session -d -s tui -x 100 -y 30 -- env -i TERM=screen LANG=C.UTF-8 \
+    tmux -S "$SOCKET" -f /dev/null new-session -d -s tui -x 100 -y 16 -- env -i TERM=screen LANG=C.UTF-8 \
         TZ=UTC NO_COLOR=1 MAILSEARCH_PASSWORD=secret XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config" \
         "$BIN/mailsearch" --host 127.0.0.1 --port "$PORT" --user alice --ca-file "$WORK/ca.pem" tui
-    tmux -S "$WORK/tmux" set -g status off
+    tmux -S "$SOCKET" set -g status off
 }
 
-screen() { tmux -S "$WORK/tmux" capture-pane -p -t tui; }
-keys() { tmux -S "$WORK/tmux" send-keys -t tui "$@"; }
-typed() { tmux -S "$WORK/tmux" send-keys -t tui -l "$1"; }
+screen() { tmux -S "$SOCKET" capture-pane -p -t tui; }
+keys() { tmux -S "$SOCKET" send-keys -t tui "$@"; }
+typed() { tmux -S "$SOCKET" send-keys -t tui -l "$1"; }
 
 # capture NAME TEXT: waits until the screen shows TEXT, saves it as NAME.
 capture() {
@@ -91,7 +103,9 @@ keys /
 typed "from:dumbledore"
 keys Enter
 capture first-results "results for"
-keys Escape /
+keys Escape
+capture inbox-data-again "Updated just now"
+keys /
 capture search-recent "Recent searches"
 typed "from:albus"
 capture search-suggestions "from:albus.dumbledore@hogwarts.example"
