@@ -379,7 +379,11 @@ struct TUITests {
                     FaultRule(trigger: .command("UID SEARCH", occurrence: 1), fault: .stall),
                 ] : [])
         defer { Task { await account.stop() } }
-        try await TmuxSession.with(account.plainArguments + ["tui"], environment: account.environment) { tmux in
+        // A command timeout longer than the test waits for the end: a tool that waited for the
+        // stalled server's answers before ending would not end in time.
+        try await TmuxSession.with(
+            account.plainArguments + ["--timeout", "300", "tui"], environment: account.environment
+        ) { tmux in
             switch failure {
             case .terminatedWhileLoading:
                 let loading = try await tmux.waitFor(text: "Checking for mail...")
