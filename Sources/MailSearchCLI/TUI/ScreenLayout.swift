@@ -92,7 +92,4 @@ package struct ListRows: Sendable {
     package func row(ofMessage index: Int) -> Int {
         index < pinned.count ? pinnedTitleRows + index : othersStart + index - pinned.count
     }
-
-    /// All rows, in order.
-    package var all: [ListRow] { (0..<count).map { self[$0] } }
 }
