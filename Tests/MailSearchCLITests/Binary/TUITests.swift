@@ -286,6 +286,44 @@ struct TUITests {
         }
     }
 
+    /// The UIDs each `UID FETCH` the server received names (a sequence set, `3,5:7`).
+    func fetchedUIDSets(_ account: MockAccount) -> [[UInt32]] {
+        account.server.sessions.flatMap(\.transcript).filter { $0.direction == .client }.compactMap { line in
+            let words = line.text.split(separator: " ").map(String.init)
+            guard words.count >= 4, words[1].uppercased() == "UID", words[2].uppercased() == "FETCH" else {
+                return nil
+            }
+            return words[3].split(separator: ",").flatMap { part -> [UInt32] in
+                let bounds = part.split(separator: ":").compactMap { UInt32($0) }
+                guard let low = bounds.min(), let high = bounds.max() else { return [] }
+                return Array(low...high)
+            }
+        }
+    }
+
+    @Test func rowsAreFetchedAPageAtATime() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let total = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
+        try #require(total > 200)
+        try await TmuxSession.with(account.plainArguments + ["tui"], environment: account.environment) { tmux in
+            try await tmux.waitFor("the first rows, and no page loading") { screen in
+                screen.contains("Updated just now") && !screen.contains("Loading more...")
+            }
+            let first = fetchedUIDSets(account)
+            #expect(!first.isEmpty && first.allSatisfy { $0.count <= 50 }, "\(first.map(\.count))")
+            #expect(first.joined().count <= 100, "a screenful and the page after it, not the mailbox")
+            // Scrolling fetches the next pages, one at a time.
+            try await tmux.press("PageDown", "PageDown", "PageDown", "PageDown")
+            try await tmux.waitFor("more rows loaded") { _ in self.fetchedUIDSets(account).count > first.count }
+            let later = fetchedUIDSets(account)
+            #expect(later.allSatisfy { $0.count <= 50 }, "\(later.map(\.count))")
+            #expect(Set(later.joined()).count < total)
+            try await tmux.press("q")
+            #expect(try await tmux.finished().status == 0)
+        }
+    }
+
     @Test func capitalRRefreshesTheInbox() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
