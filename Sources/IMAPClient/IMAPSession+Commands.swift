@@ -392,10 +392,21 @@ extension IMAPSession {
         try await run(command, claim: .custom(claims))
     }
 
-    /// LOGOUT, then closes the connection.
+    /// How long ``logout()`` waits for the server's answer before closing anyway.
+    public static let logoutAnswerLimit: Duration = .seconds(3)
+
+    /// LOGOUT, then closes the connection. The answer is waited for at most
+    /// ``logoutAnswerLimit``: behind a command the server never answers, LOGOUT would otherwise
+    /// wait for the command timeout, and a tool told to end (SIGTERM while its listing hangs)
+    /// would linger that long.
     public func logout() async {
         // The server may close the connection before its tagged OK arrives; either way we close.
-        _ = try? await run(.logout)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await self.run(.logout) }
+            group.addTask { try? await Task.sleep(for: Self.logoutAnswerLimit) }
+            await group.next()
+            group.cancelAll()
+        }
         close()
     }
 }

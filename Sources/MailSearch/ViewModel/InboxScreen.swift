@@ -540,10 +540,11 @@ package struct InboxScreen: Hashable, Sendable {
             var emails = page.emails
             _ = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
             let known = Set(inbox.map(\.id))
-            inbox += adopting(emails.filter { !known.contains($0.id) })
+            let added = adopting(emails.filter { !known.contains($0.id) })
+            inbox += added
             inboxNextOffset = page.nextOffset(pageSize: pageSize)
             emailsListState = inbox.isEmpty ? .empty : .data
-            countPeople(in: inbox)
+            countPeople(in: added)
         case .results:
             guard let request = resultsPageLoad, request.generation == generation else { return [] }
             resultsPageLoad = nil
@@ -551,10 +552,11 @@ package struct InboxScreen: Hashable, Sendable {
             let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
             if let list = resultsList { resultsRemoved.formUnion(expunged.intersection(list.ids)) }
             let known = Set(results.map(\.id))
-            results += adopting(emails.filter { !known.contains($0.id) })
+            let added = adopting(emails.filter { !known.contains($0.id) })
+            results += added
             resultsNextOffset = page.nextOffset(pageSize: pageSize)
             searchState = results.isEmpty ? .empty : .results
-            countPeople(in: results)
+            countPeople(in: added)
         }
         return []
     }

@@ -121,6 +121,8 @@ public final class InboxViewModel {
     /// The newest task of each kind, by number, for cancelling.
     @ObservationIgnored private var current: [JobKey: Int] = [:]
     @ObservationIgnored private var nextJob = 0
+    /// The machine's inbox as last published into ``pinnedEmails`` and ``unpinnedEmails``.
+    @ObservationIgnored private var publishedInbox: [Email] = []
     /// The listener's task, also reachable from `deinit` (which is not on the main actor), so a
     /// model dropped without `stop()` does not leave it waiting on the service's events.
     @ObservationIgnored private let listener = Mutex<Task<Void, Never>?>(nil)
@@ -216,8 +218,13 @@ public final class InboxViewModel {
         update(\.searchState, screen.searchState)
         update(\.connection, screen.connection)
         update(\.mailbox, screen.mailbox)
-        update(\.pinnedEmails, screen.pinnedEmails)
-        update(\.unpinnedEmails, screen.unpinnedEmails)
+        // The sections are filtered out of the inbox only when it changed: an unchanged inbox is
+        // the same array (compared in constant time), and a scrolled one holds the whole mailbox.
+        if screen.inbox != publishedInbox {
+            publishedInbox = screen.inbox
+            update(\.pinnedEmails, screen.pinnedEmails)
+            update(\.unpinnedEmails, screen.unpinnedEmails)
+        }
         update(\.searchResults, screen.results)
         update(\.searchResultsTotal, screen.resultsTotal)
         update(\.query, screen.query)

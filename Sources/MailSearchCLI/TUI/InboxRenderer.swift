@@ -113,7 +113,7 @@ package struct InboxRenderer {
             case .loading where snapshot.inboxEmails.isEmpty:
                 return placeholderRows(count: rows, width: width)
             case .loading, .data:
-                return list(ListRow.inbox(snapshot), position: screen.inbox, width: width, rows: rows)
+                return list(ListRows.inbox(snapshot), position: screen.inbox, width: width, rows: rows)
             case .empty:
                 return centered(
                     [
@@ -135,7 +135,7 @@ package struct InboxRenderer {
                 return [FrameLine(" Searching the server for “\(query)”...", .dim)]
                     + placeholderRows(count: max(0, rows - 1), width: width)
             case .results:
-                return list(ListRow.results(snapshot), position: screen.results, width: width, rows: rows)
+                return list(ListRows.results(snapshot), position: screen.results, width: width, rows: rows)
             case .empty:
                 if let query = snapshot.searchedQuery {
                     return centered(
@@ -156,12 +156,13 @@ package struct InboxRenderer {
 
     /// The rows of a list in view from `position.top`, the selected message highlighted.
     private func list(
-        _ rows: [ListRow], position: TerminalScreen.ListPosition, width: Int, rows count: Int
+        _ rows: ListRows, position: TerminalScreen.ListPosition, width: Int, rows count: Int
     )
         -> [FrameLine]
     {
-        rows.dropFirst(position.top).prefix(count).map { row in
-            switch row {
+        let first = min(max(0, position.top), rows.count)
+        return (first..<min(rows.count, first + max(0, count))).map { number in
+            switch rows[number] {
             case .section(let title):
                 return FrameLine(" " + title, TextStyle.bold.colored(.cyan)).truncated(to: width)
             case .email(let email, let index):
@@ -306,10 +307,10 @@ package struct InboxRenderer {
             case .error: parts.append("Could not check for mail")
             case .data, .empty:
                 if parts.isEmpty { parts.append(updated(screen.lastUpdated)) }
-                let emails = snapshot.inboxEmails
-                let unread = emails.filter { !$0.isRead }.count
+                let unread = snapshot.inboxUnreadCount
                 parts.append(
-                    snapshot.canLoadMore ? "\(unread) unread of the newest \(emails.count)" : "\(unread) unread")
+                    snapshot.canLoadMore
+                        ? "\(unread) unread of the newest \(snapshot.inboxEmails.count)" : "\(unread) unread")
             }
             if snapshot.isLoadingMore { parts.append("Loading more...") }
         case .searchField, .searchResults:

@@ -9,8 +9,12 @@ package struct InboxSnapshot: Hashable, Sendable {
     package var searchState: SearchViewState = .empty
     package var connection: InboxConnectionState = .closed
     package var mailbox: MailboxDescription?
-    package var pinnedEmails: [Email] = []
-    package var unpinnedEmails: [Email] = []
+    package var pinnedEmails: [Email] = [] {
+        didSet { joinInbox() }
+    }
+    package var unpinnedEmails: [Email] = [] {
+        didSet { joinInbox() }
+    }
     package var searchResults: [Email] = []
     package var searchResultsTotal = 0
     package var query = ""
@@ -46,10 +50,20 @@ package struct InboxSnapshot: Hashable, Sendable {
         canLoadMoreResults = model.canLoadMoreResults
         isLoadingMore = model.isLoadingMore
         isLoadingMoreResults = model.isLoadingMoreResults
+        joinInbox()
     }
 
-    /// The inbox as listed: the Pinned section, then the rest, each newest first.
-    package var inboxEmails: [Email] { pinnedEmails + unpinnedEmails }
+    /// The inbox as listed: the Pinned section, then the rest, each newest first. Joined once
+    /// when the sections change, not on every read: a key press reads it several times, and a
+    /// list scrolled to its end holds the whole mailbox.
+    package private(set) var inboxEmails: [Email] = []
+    /// How many of ``inboxEmails`` are unread.
+    package private(set) var inboxUnreadCount = 0
+
+    private mutating func joinInbox() {
+        inboxEmails = pinnedEmails + unpinnedEmails
+        inboxUnreadCount = inboxEmails.reduce(0) { $0 + ($1.isRead ? 0 : 1) }
+    }
 
     /// The loaded message `id`, from the inbox or else the results.
     package func email(_ id: Email.ID) -> Email? {

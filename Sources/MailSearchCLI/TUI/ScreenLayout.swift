@@ -34,26 +34,62 @@ package enum ListRow: Hashable, Sendable {
     case email(Email, index: Int)
     /// More messages are being fetched.
     case loadingMore
+}
 
-    /// The inbox as rows: the Pinned section (if any message is pinned) titled, then the rest
-    /// under the mailbox's name, then "Loading more" while a page loads.
-    package static func inbox(_ snapshot: InboxSnapshot) -> [ListRow] {
-        var rows: [ListRow] = []
-        let pinned = snapshot.pinnedEmails
-        if !pinned.isEmpty {
-            rows.append(.section("Pinned"))
-            rows += pinned.enumerated().map { .email($1, index: $0) }
-            if !snapshot.unpinnedEmails.isEmpty { rows.append(.section(snapshot.mailboxName)) }
-        }
-        rows += snapshot.unpinnedEmails.enumerated().map { .email($1, index: pinned.count + $0) }
-        if snapshot.isLoadingMore { rows.append(.loadingMore) }
-        return rows
+/// The rows of a mail list, worked out from the sections' sizes rather than built: a key press
+/// asks for a few of them, and a list scrolled to its end holds the whole mailbox.
+///
+/// The inbox: the Pinned section (if any message is pinned) titled, then the rest under the
+/// mailbox's name (titled only after a Pinned section), then "Loading more" while a page loads.
+/// The results: the messages, then "Loading more" while a page loads.
+package struct ListRows: Sendable {
+    private let pinned: [Email]
+    private let others: [Email]
+    private let mailboxName: String
+    private let isLoadingMore: Bool
+
+    private init(pinned: [Email], others: [Email], mailboxName: String, isLoadingMore: Bool) {
+        self.pinned = pinned
+        self.others = others
+        self.mailboxName = mailboxName
+        self.isLoadingMore = isLoadingMore
     }
 
-    /// The search results as rows, then "Loading more" while a page loads.
-    package static func results(_ snapshot: InboxSnapshot) -> [ListRow] {
-        var rows: [ListRow] = snapshot.searchResults.enumerated().map { .email($1, index: $0) }
-        if snapshot.isLoadingMoreResults { rows.append(.loadingMore) }
-        return rows
+    /// The inbox's rows.
+    package static func inbox(_ snapshot: InboxSnapshot) -> ListRows {
+        ListRows(
+            pinned: snapshot.pinnedEmails, others: snapshot.unpinnedEmails, mailboxName: snapshot.mailboxName,
+            isLoadingMore: snapshot.isLoadingMore)
+    }
+
+    /// The search results' rows.
+    package static func results(_ snapshot: InboxSnapshot) -> ListRows {
+        ListRows(
+            pinned: [], others: snapshot.searchResults, mailboxName: "", isLoadingMore: snapshot.isLoadingMoreResults)
+    }
+
+    private var pinnedTitleRows: Int { pinned.isEmpty ? 0 : 1 }
+    private var othersTitleRows: Int { !pinned.isEmpty && !others.isEmpty ? 1 : 0 }
+    /// The row of the first message that is not pinned.
+    private var othersStart: Int { pinnedTitleRows + pinned.count + othersTitleRows }
+
+    /// How many rows.
+    package var count: Int { othersStart + others.count + (isLoadingMore ? 1 : 0) }
+
+    /// Row `row` (0 ..< count).
+    package subscript(row: Int) -> ListRow {
+        if !pinned.isEmpty {
+            if row == 0 { return .section("Pinned") }
+            if row <= pinned.count { return .email(pinned[row - 1], index: row - 1) }
+            if othersTitleRows == 1 && row == pinned.count + 1 { return .section(mailboxName) }
+        }
+        let index = row - othersStart
+        if index < others.count { return .email(others[index], index: pinned.count + index) }
+        return .loadingMore
+    }
+
+    /// The row of the message at `index` of the list's messages (pinned first).
+    package func row(ofMessage index: Int) -> Int {
+        index < pinned.count ? pinnedTitleRows + index : othersStart + index - pinned.count
     }
 }

@@ -153,11 +153,19 @@ package struct TerminalScreen: Hashable, Sendable {
         switch snapshot.inboxViewState {
         case .emails:
             guard snapshot.emailsListState == .data || snapshot.emailsListState == .loading else { return nil }
-            return inbox.selected.flatMap { snapshot.email($0) }
+            return Self.selectedEmail(inbox, in: snapshot.inboxEmails)
         case .search:
             guard searchFocus == .results, snapshot.searchState == .results else { return nil }
-            return results.selected.flatMap { id in snapshot.searchResults.first { $0.id == id } }
+            return Self.selectedEmail(results, in: snapshot.searchResults)
         }
+    }
+
+    /// The message `position` selects: at its index (every frame asks, so no search of a long
+    /// list unless it moved).
+    private static func selectedEmail(_ position: ListPosition, in emails: [Email]) -> Email? {
+        guard let id = position.selected else { return nil }
+        if emails.indices.contains(position.index), emails[position.index].id == id { return emails[position.index] }
+        return emails.first { $0.id == id }
     }
 
     /// Whether the search field shows suggestions (or recent searches) instead of the state: it
@@ -405,8 +413,9 @@ package struct TerminalScreen: Hashable, Sendable {
     /// Re-finds each list's selected message (it may have moved or gone), and scrolls so it is
     /// in view and the list does not end above the bottom of the body.
     private mutating func fixPositions() {
-        inbox = Self.fixed(inbox, emails: snapshot.inboxEmails, rows: ListRow.inbox(snapshot), layout: layout)
-        results = Self.fixed(results, emails: snapshot.searchResults, rows: ListRow.results(snapshot), layout: layout)
+        inbox = Self.fixed(inbox, emails: snapshot.inboxEmails, rows: ListRows.inbox(snapshot), layout: layout)
+        results = Self.fixed(
+            results, emails: snapshot.searchResults, rows: ListRows.results(snapshot), layout: layout)
         if case .message(var reader) = overlay {
             let lineCount = reader.wrappedLines(width: size.width).count
             reader.top = max(0, min(reader.top, lineCount - layout.bodyRows))
@@ -415,22 +424,21 @@ package struct TerminalScreen: Hashable, Sendable {
     }
 
     private static func fixed(
-        _ position: ListPosition, emails: [Email], rows: [ListRow], layout: ScreenLayout
+        _ position: ListPosition, emails: [Email], rows: ListRows, layout: ScreenLayout
     ) -> ListPosition {
         var position = position
         guard !emails.isEmpty else { return ListPosition() }
-        if let selected = position.selected, let index = emails.firstIndex(where: { $0.id == selected }) {
+        // The selected message is usually where it was (a key moved it there): looked for only
+        // when it is not.
+        let inPlace = emails.indices.contains(position.index) && emails[position.index].id == position.selected
+        if !inPlace, let selected = position.selected, let index = emails.firstIndex(where: { $0.id == selected }) {
             position.index = index
         } else {
             position.index = min(max(position.index, 0), emails.count - 1)
         }
         position.selected = emails[position.index].id
         let visible = max(1, layout.bodyRows)
-        let row =
-            rows.firstIndex {
-                if case .email(_, let index) = $0 { return index == position.index }
-                return false
-            } ?? 0
+        let row = rows.row(ofMessage: position.index)
         // The section title above the first message of a section comes into view with it.
         let sectionTitleAbove: Bool = {
             guard row > 0, case .section = rows[row - 1] else { return false }
@@ -444,11 +452,13 @@ package struct TerminalScreen: Hashable, Sendable {
         return position
     }
 
-    /// Asks for the next page when the selection is within a screenful of the end of what is
-    /// loaded, the list has more, and none is loading.
+    /// Asks for the next page when the selection is within two screenfuls of the end of what is
+    /// loaded, the list has more, and none is loading: Page Down held down then finds rows
+    /// loaded ahead of it rather than the end of the list (with one screenful, every other
+    /// press stopped at the last loaded row while the page was on its way).
     private func loadMoreIfNeeded() -> [Action] {
         guard overlay == .none else { return [] }
-        let margin = max(layout.bodyRows, 1)
+        let margin = 2 * max(layout.bodyRows, 1)
         switch snapshot.inboxViewState {
         case .emails:
             guard snapshot.emailsListState == .data, snapshot.canLoadMore, !snapshot.isLoadingMore,

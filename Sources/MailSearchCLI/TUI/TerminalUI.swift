@@ -50,6 +50,8 @@ final class TerminalUI {
     private let inputs: AsyncStream<Input>
     private let post: AsyncStream<Input>.Continuation
     private let observation = ObservationFlag()
+    /// The snapshot taken when the waiting observation was registered.
+    private var lastSnapshot: InboxSnapshot?
     private var outcome: Outcome?
     private var messageTasks: [Task<Void, Never>] = []
 
@@ -151,20 +153,25 @@ final class TerminalUI {
     }
 
     /// The model's state now; registers for its next change unless a registration is waiting.
+    /// While one waits, nothing the snapshot reads has changed (`onChange` runs as the first
+    /// change is made), so the last snapshot is the model's state: a key press costs no copy of
+    /// the lists, which hold the whole mailbox once it is scrolled through.
     private func snapshot() -> InboxSnapshot {
         let flag = observation
         let registered = flag.isRegistered.withLock { isRegistered in
             defer { isRegistered = true }
             return isRegistered
         }
-        if registered { return InboxSnapshot(model) }
+        if registered, let lastSnapshot { return lastSnapshot }
         let post = post
-        return withObservationTracking {
+        let taken = withObservationTracking {
             InboxSnapshot(model)
         } onChange: {
             flag.isRegistered.withLock { $0 = false }
             post.yield(.modelChanged)
         }
+        lastSnapshot = taken
+        return taken
     }
 
     private func perform(_ actions: [TerminalScreen.Action]) {

@@ -286,6 +286,164 @@ struct TUITests {
         }
     }
 
+    /// The UIDs each `UID FETCH` the server received names (a sequence set, `3,5:7`).
+    func fetchedUIDSets(_ account: MockAccount) -> [[UInt32]] {
+        account.server.sessions.flatMap(\.transcript).filter { $0.direction == .client }.compactMap { line in
+            let words = line.text.split(separator: " ").map(String.init)
+            guard words.count >= 4, words[1].uppercased() == "UID", words[2].uppercased() == "FETCH" else {
+                return nil
+            }
+            return words[3].split(separator: ",").flatMap { part -> [UInt32] in
+                let bounds = part.split(separator: ":").compactMap { UInt32($0) }
+                guard let low = bounds.min(), let high = bounds.max() else { return [] }
+                return Array(low...high)
+            }
+        }
+    }
+
+    @Test func rowsAreFetchedAPageAtATime() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let total = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
+        try #require(total > 200)
+        try await TmuxSession.with(account.plainArguments + ["tui"], environment: account.environment) { tmux in
+            try await tmux.waitFor("the first rows, and no page loading") { screen in
+                screen.contains("Updated just now") && !screen.contains("Loading more...")
+            }
+            let first = fetchedUIDSets(account)
+            #expect(!first.isEmpty && first.allSatisfy { $0.count <= 50 }, "\(first.map(\.count))")
+            #expect(first.joined().count <= 100, "a screenful and the page after it, not the mailbox")
+            // Scrolling fetches the next pages, one at a time.
+            try await tmux.press("PageDown", "PageDown", "PageDown", "PageDown")
+            try await tmux.waitFor("more rows loaded") { _ in self.fetchedUIDSets(account).count > first.count }
+            let later = fetchedUIDSets(account)
+            #expect(later.allSatisfy { $0.count <= 50 }, "\(later.map(\.count))")
+            #expect(Set(later.joined()).count < total)
+            try await tmux.press("q")
+            #expect(try await tmux.finished().status == 0)
+        }
+    }
+
+    @Test func capitalRRefreshesTheInbox() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        try await TmuxSession.with(account.plainArguments + ["tui"], environment: account.environment) { tmux in
+            let inbox = try await tmux.waitFor(text: "Updated just now")
+            #expect(!inbox.contains("Checking for mail..."))
+            // The next listing is slow, so the refresh shows while it runs; a message that came in
+            // meanwhile is on the refreshed screen.
+            account.server.faults.add(
+                FaultRule(trigger: .command("UID SORT", occurrence: 1), fault: .delay(.milliseconds(1500))))
+            account.server.faults.add(
+                FaultRule(trigger: .command("UID SEARCH", occurrence: 1), fault: .delay(.milliseconds(1500))))
+            try await tmux.press("R")
+            let checking = try await tmux.waitFor(text: "Checking for mail...")
+            #expect(checking.contains("About Nicolas Flamel"), "the rows stay while it checks: \(checking)")
+            let refreshed = try await tmux.waitFor(text: "Updated just now")
+            #expect(refreshed.contains("About Nicolas Flamel"))
+            #expect(account.server.faults.fired.contains { $0.command.uppercased().hasPrefix("UID S") })
+            try await tmux.press("q")
+            #expect(try await tmux.finished().status == 0)
+        }
+    }
+
+    @Test func anExpungeElsewhereLeavesTheScreenWithoutAKey() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let uids = try await dumbledoreMessages(account)
+        try #require(uids.count == 2)
+        try await TmuxSession.with(account.plainArguments + ["tui"], environment: account.environment) { tmux in
+            let inbox = try await tmux.waitFor(text: "Updated just now")
+            #expect(inbox.contains("About Nicolas Flamel"), "\(inbox)")
+            #expect(inbox.contains("Thing about pain"), "\(inbox)")
+            let session = try await account.otherConnection()
+            try await session.select("INBOX")
+            try await session.store(SequenceSet(numbers: [uids[0]]), .add, [.deleted])
+            try await session.execute(.expunge)
+            await session.logout()
+            let after = try await tmux.waitFor("the expunged message gone") { !$0.contains("About Nicolas Flamel") }
+            #expect(after.contains("Thing about pain"), "only the expunged one goes: \(after)")
+            try await tmux.press("q")
+            #expect(try await tmux.finished().status == 0)
+        }
+    }
+
+    @Test func aRefusedPinShowsTheServersReasonInTheFooter() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let uids = try await dumbledoreMessages(account)
+        try #require(uids.count == 2)
+        account.server.faults.add(
+            FaultRule(
+                trigger: .command("UID STORE", occurrence: 1),
+                fault: .respond(.no, text: "no pins here")))
+        try await TmuxSession.with(
+            account.plainArguments + ["tui"], environment: account.environment, width: 120, height: 30
+        ) { tmux in
+            try await tmux.waitFor(text: "Updated just now")
+            try await tmux.press("/")
+            try await tmux.type("from:dumbledore")
+            try await tmux.press("Enter")
+            try await tmux.waitFor(text: "2 results for")
+            try await tmux.press("p")
+            let refused = try await tmux.waitFor(text: "no pins here")
+            // The footer says why, and the row is shown unpinned again.
+            let footer = refused.split(separator: "\n", omittingEmptySubsequences: false).suffix(3).joined(
+                separator: "\n")
+            #expect(
+                footer.contains(
+                    "Could not pin “About Nicolas Flamel”: the server refused to set \\Flagged: no pins here"),
+                "\(refused)")
+            try await tmux.waitFor(text: " u Read  p Pin ")
+            #expect(try await flags(account, uids[0]).isEmpty)
+            try await tmux.press("q")
+            #expect(try await tmux.finished().status == 0)
+        }
+    }
+
+    enum Failure: String, CaseIterable, Sendable {
+        /// SIGTERM while the first listing hangs on the server.
+        case terminatedWhileLoading
+        /// The server goes away for good; the screen says so; `q`.
+        case serverGone
+    }
+
+    @Test(arguments: Failure.allCases)
+    func anErrorEndingRestoresTheTerminal(failure: Failure) async throws {
+        let account = try await MockAccount.start(
+            faults: failure == .terminatedWhileLoading
+                ? [
+                    FaultRule(trigger: .command("UID SORT", occurrence: 1), fault: .stall),
+                    FaultRule(trigger: .command("UID SEARCH", occurrence: 1), fault: .stall),
+                ] : [])
+        defer { Task { await account.stop() } }
+        // A command timeout longer than the test waits for the end: a tool that waited for the
+        // stalled server's answers before ending would not end in time.
+        try await TmuxSession.with(
+            account.plainArguments + ["--timeout", "300", "tui"], environment: account.environment
+        ) { tmux in
+            switch failure {
+            case .terminatedWhileLoading:
+                let loading = try await tmux.waitFor(text: "Checking for mail...")
+                #expect(loading.contains("░░░"), "\(loading)")
+                kill(try await tmux.programID(), SIGTERM)
+            case .serverGone:
+                try await tmux.waitFor(text: "Updated just now")
+                await account.server.stop()
+                let lost = try await tmux.waitFor(text: "connection")
+                #expect(lost.lowercased().contains("lost") || lost.contains("Could not"), "\(lost)")
+                try await tmux.press("q")
+            }
+            let ended = try await tmux.finished()
+            #expect(ended.status == 0)
+            #expect(ended.before == ended.after, "stty -a before:\n\(ended.before)\nafter:\n\(ended.after)")
+            #expect(ended.before.contains("icanon") && ended.before.contains(" echo"))
+            let screen = try await tmux.screen()
+            #expect(screen.contains("mailsearch exited"))
+            #expect(!screen.contains("INBOX"), "\(screen)")
+        }
+    }
+
     @Test func withoutATerminalItSaysSo() async throws {
         let result = try await ToolProcess.run(
             ["--demo", "tui"], environment: ToolEnvironment.make(FileManager.default.temporaryDirectory))

@@ -72,6 +72,21 @@ struct TerminalScreenTests {
         #expect(harness.lines[22].trimmingCharacters(in: .whitespaces) == "Updated just now · 4 unread")
     }
 
+    @Test func theNextPageIsAskedForTwoScreenfulsAhead() async {
+        let harness = ScreenHarness(
+            service: ScreenHarness.sampleService(extra: 110), size: .init(width: 80, height: 24), pageSize: 50)
+        await harness.start()
+        let page = harness.screen.layout.page
+        #expect(harness.screen.layout.bodyRows == 21)
+        harness.press(.pageDown)
+        // 29 rows below the selection: more than one screenful (21), less than two.
+        #expect(harness.screen.inbox.index == page)
+        #expect(harness.model.isLoadingMore, "asked for while two screenfuls remain")
+        await harness.settle()
+        #expect(harness.screen.snapshot.inboxEmails.count == 100)
+        #expect(harness.screen.inbox.index == page, "the selection stays where it was")
+    }
+
     @Test func newMailKeepsTheSelectionOnItsMessage() async {
         let harness = ScreenHarness()
         await harness.start()
