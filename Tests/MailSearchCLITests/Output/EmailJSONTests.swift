@@ -22,8 +22,11 @@ import Testing
                 id: Email.ID(mailbox: "Archive/2024 \"old\"", uidValidity: 1, uid: 4_294_967_295),
                 from: Email.Person(name: nil, address: ""), subject: "", date: Date(timeIntervalSince1970: 0)),
             Email(
-                id: id(3), from: Email.Person(name: "Zoë", address: "zoe@example.com"), subject: "unread, not pinned",
-                date: Date(timeIntervalSince1970: -86_400), flags: [.answered], pinFlag: .keyword("$Pinned")),
+                id: id(3), from: Email.Person(name: "Zoë", address: "zoe@example.com"), subject: "read, not pinned",
+                date: Date(timeIntervalSince1970: -86_400), flags: [.answered, .seen], pinFlag: .keyword("$Pinned")),
+            Email(
+                id: id(4), from: Email.Person(name: "Luna", address: "luna@example.com"), subject: "pinned, unread",
+                date: Date(timeIntervalSince1970: 1), flags: [.flagged], pinFlag: .flagged),
         ]
     }()
 
