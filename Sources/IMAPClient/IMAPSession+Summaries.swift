@@ -224,7 +224,8 @@ extension IMAPSession {
                 }
                 guard !stream.isConsumerGone else { return }
                 for uid in uids {
-                    guard let message = arrived[uid],
+                    // Moved out of the dictionary, not copied: each response is freed once decoded.
+                    guard let message = arrived.removeValue(forKey: uid),
                         var summary = Self.summary(of: message, serverPreview: serverPreview)
                     else { continue }
                     summary.decode()

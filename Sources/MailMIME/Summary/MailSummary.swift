@@ -167,6 +167,9 @@ public struct MailSummary: Hashable, Sendable {
     }
 
     private static func normalizedFlags(_ flags: [String]) -> [String] {
-        Set(flags.filter { $0.lowercased() != "\\recent" }).sorted()
+        // Only a seven-character flag can be \Recent; most messages have one or two flags.
+        let kept = flags.filter { $0.utf8.count != 7 || $0.lowercased() != "\\recent" }
+        guard kept.count > 1 else { return kept }
+        return Set(kept).sorted()
     }
 }
