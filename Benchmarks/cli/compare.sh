@@ -180,17 +180,16 @@ ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
 verdict() { if [[ $(echo "$1 <= $2" | bc -l) == 1 ]]; then echo "met"; else echo "NOT met"; fi; }
 SEARCH_RATIO=$(ratio "$SEARCH" "$FILTER")
 LIST_RATIO=$(ratio "$LIST" "$RAW")
-cat <<REPORT
-mailsearch CLI against Dovecot, $MESSAGES messages, loopback TLS, $ROUNDS whole-process runs each
-(interleaved), load average $LOAD_BEFORE before and $LOAD_AFTER after on $(nproc) cores
-
-                                        best      median
-search --json --limit 50 from:$NAME     ${SEARCH_BEST} s   ${SEARCH} s
-imapfilter (FROM search, 50 subjects)   ${FILTER_BEST} s   ${FILTER} s   mailsearch/imapfilter = $SEARCH_RATIO
-python imaplib (the same)               ${IMAPLIB_BEST} s   ${IMAPLIB} s   imapfilter/imaplib = $(ratio "$FILTER" "$IMAPLIB")
-list --json --limit $MESSAGES            ${LIST_BEST} s   ${LIST} s
-raw read of the same UID FETCH          ${RAW_BEST} s   ${RAW} s   mailsearch/raw = $LIST_RATIO
-
-goal: search no slower than imapfilter (median ratio <= 1.00): $SEARCH_RATIO, $(verdict "$SEARCH_RATIO" 1.00)
-goal: list within 1.3x of the raw read (median ratio <= 1.30): $LIST_RATIO, $(verdict "$LIST_RATIO" 1.30)
-REPORT
+echo "mailsearch CLI against Dovecot, $MESSAGES messages, loopback TLS, $ROUNDS whole-process runs each"
+echo "(interleaved), load average $LOAD_BEFORE before and $LOAD_AFTER after on $(nproc) cores"
+echo
+row() { printf '%-44s %8s s %8s s   %s\n' "$@"; }
+printf '%-44s %10s %10s\n' "" "best" "median"
+row "search --json --limit 50 from:$NAME" "$SEARCH_BEST" "$SEARCH" ""
+row "imapfilter (FROM search, 50 subjects)" "$FILTER_BEST" "$FILTER" "mailsearch/imapfilter = $SEARCH_RATIO"
+row "python imaplib (the same)" "$IMAPLIB_BEST" "$IMAPLIB" "imapfilter/imaplib = $(ratio "$FILTER" "$IMAPLIB")"
+row "list --json --limit $MESSAGES" "$LIST_BEST" "$LIST" ""
+row "raw read of the same UID FETCH" "$RAW_BEST" "$RAW" "mailsearch/raw = $LIST_RATIO"
+echo
+echo "goal: search no slower than imapfilter (median ratio <= 1.00): $SEARCH_RATIO, $(verdict "$SEARCH_RATIO" 1.00)"
+echo "goal: list within 1.3x of the raw read (median ratio <= 1.30): $LIST_RATIO, $(verdict "$LIST_RATIO" 1.30)"
