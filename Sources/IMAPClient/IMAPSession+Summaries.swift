@@ -135,7 +135,8 @@ extension IMAPSession {
         return stream
     }
 
-    private func runSummaries(_ uids: SequenceSet, previews: Bool, into stream: MessageStream<MessageSummary>) async {
+    /// The FETCH items of a summary, and whether the server makes the previews.
+    private func summaryItems(previews: Bool) -> (items: [FetchAttribute], serverPreview: Bool) {
         let serverPreview = previews && capabilities.contains(.preview)
         let bodyPreview = previews && !serverPreview
         let layout = SectionSpecifier(kind: .headerFields(MessageSummary.layoutFields))
@@ -151,6 +152,26 @@ extension IMAPSession {
                     partial: FetchAttribute.Partial(offset: 0, length: MessageSummary.previewBodyBytes)))
         }
         if enabled.contains(.condstore) { items.append(.modificationSequence) }
+        return (items, serverPreview)
+    }
+
+    /// The summary of one FETCH response (not yet decoded); nil without a UID.
+    static func summary(of message: FetchResponse, serverPreview: Bool) -> MessageSummary? {
+        guard let uid = message.uid else { return nil }
+        var summary = MessageSummary(uid: uid, flags: message.flags ?? [])
+        summary.envelope = message.envelope
+        summary.internalDate = message.internalDate
+        summary.size = message.size
+        summary.bodyStructure = message.bodyStructure
+        summary.modificationSequence = message.modificationSequence
+        // The server's PREVIEW is already made (RFC 8970); making it again could cut more.
+        if serverPreview { summary.preview = message.preview?.string }
+        return summary
+    }
+
+    private func runSummaries(_ uids: SequenceSet, previews: Bool, into stream: MessageStream<MessageSummary>) async {
+        let (items, serverPreview) = summaryItems(previews: previews)
+        let bodyPreview = previews && !serverPreview
         do {
             // Work in chunks, one command at a time: a preview fetch of a chunk must not overlap
             // the summary fetch (their responses could not be told apart).
@@ -169,21 +190,13 @@ extension IMAPSession {
                 var batch: [MessageSummary] = []
                 var unfinished: [UInt32: TextPartLocation] = [:]
                 for try await message in fetch(chunk, items: items) {
-                    guard let uid = message.uid else { continue }
-                    var summary = MessageSummary(uid: uid, flags: message.flags ?? [])
-                    summary.envelope = message.envelope
-                    summary.internalDate = message.internalDate
-                    summary.size = message.size
-                    summary.bodyStructure = message.bodyStructure
-                    summary.modificationSequence = message.modificationSequence
-                    // The server's PREVIEW is already made (RFC 8970); making it again could cut more.
-                    if serverPreview { summary.preview = message.preview?.string }
+                    guard var summary = Self.summary(of: message, serverPreview: serverPreview) else { continue }
                     if bodyPreview {
                         summary.preview = Self.preview(of: message)
                         if summary.preview == nil, let structure = message.bodyStructure {
                             // Past the bytes sent, or no text part at all.
                             if let location = TextPartLocation.first(in: structure) {
-                                unfinished[uid] = location
+                                unfinished[summary.uid] = location
                             } else {
                                 summary.preview = ""
                             }
@@ -201,6 +214,139 @@ extension IMAPSession {
         } catch {
             stream.finish(throwing: error)
         }
+    }
+
+    /// Summaries for `uids` in exactly that order (a list's order, newest first), streamed and
+    /// decoded; UIDs that no longer exist are left out.
+    ///
+    /// When the server makes the previews (PREVIEW) or none are wanted, the UIDs go out in
+    /// windows of `fetchWindow` in that order, two windows in flight, so the server streams
+    /// without waiting for the client; each window is put back in order when it is in, and
+    /// decoding runs off the session's actor, beside the parsing of the next window. The next
+    /// window is sent only once the consumer has drained the stream to one window, so at most
+    /// four windows are held. Without PREVIEW the previews come from the start of each body in
+    /// the same FETCH, and one past those bytes needs one more FETCH of its text part (see
+    /// ``fetchSummaries(_:previews:)``): those go chunk by chunk, in order.
+    ///
+    /// ```
+    /// C: M7 UID FETCH 19001:20000 (UID FLAGS ENVELOPE ... PREVIEW)
+    /// C: M8 UID FETCH 18001:19000 (UID FLAGS ENVELOPE ... PREVIEW)
+    /// S: * 19001 FETCH (...) ... M7 OK
+    /// C: M9 UID FETCH 17001:18000 (...)
+    /// ```
+    public nonisolated func fetchSummaries(
+        inOrder uids: [UInt32], previews: Bool = true
+    )
+        -> MessageStream<MessageSummary>
+    {
+        let stream = MessageStream<MessageSummary>()
+        Task { await self.runOrderedSummaries(uids, previews: previews, into: stream) }
+        return stream
+    }
+
+    private nonisolated func runOrderedSummaries(
+        _ uids: [UInt32], previews: Bool, into stream: MessageStream<MessageSummary>
+    ) async {
+        let (items, serverPreview, window, group) = await orderedFetchPlan(previews: previews)
+        stream.setTotal(uids.count)
+        do throws(IMAPError) {
+            guard serverPreview || !previews else {
+                try await orderedChunks(uids, into: stream)
+                return
+            }
+            let kinds = Set(items.compactMap(AttributeKind.init))
+            let windows = stride(from: 0, to: uids.count, by: window).map {
+                Array(uids[$0..<min(uids.count, $0 + window)])
+            }
+            var inFlight: [MessageStream<FetchResponse>] = []
+            var launched = 0
+            func launch() {
+                let sink = MessageStream<FetchResponse>()
+                let uids = windows[launched]
+                launched += 1
+                inFlight.append(sink)
+                Task { await self.fetchWindow(uids, items: items, kinds: kinds, group: group, into: sink) }
+            }
+            while launched < min(2, windows.count) { launch() }
+            for uids in windows {
+                let sink = inFlight.removeFirst()
+                var arrived: [UInt32: FetchResponse] = [:]
+                arrived.reserveCapacity(uids.count)
+                for try await message in sink {
+                    if let uid = message.uid { arrived[uid] = message }
+                }
+                if launched < windows.count {
+                    guard await stream.waitForDemand(bufferedAtMost: window) else { return }
+                    launch()
+                }
+                guard !stream.isConsumerGone else { return }
+                for uid in uids {
+                    // Moved out of the dictionary, not copied: each response is freed once decoded.
+                    guard let message = arrived.removeValue(forKey: uid),
+                        var summary = Self.summary(of: message, serverPreview: serverPreview)
+                    else { continue }
+                    summary.decode()
+                    stream.yield(summary)
+                }
+                stream.flush()
+            }
+            stream.finish()
+        } catch {
+            stream.finish(throwing: error)
+        }
+    }
+
+    /// What an ordered fetch needs from the session: items, window size and a stream group of
+    /// its own (so its windows may be in flight together).
+    private func orderedFetchPlan(
+        previews: Bool
+    ) -> (items: [FetchAttribute], serverPreview: Bool, window: Int, group: UInt64) {
+        let (items, serverPreview) = summaryItems(previews: previews)
+        nextStreamGroup += 1
+        return (items, serverPreview, max(configuration.fetchWindow, 1), nextStreamGroup)
+    }
+
+    /// One window of an ordered fetch: its UID FETCH (split when the line would be too long),
+    /// streamed into `sink`, which ends with the command.
+    private func fetchWindow(
+        _ uids: [UInt32], items: [FetchAttribute], kinds: Set<AttributeKind>, group: UInt64,
+        into sink: MessageStream<FetchResponse>
+    ) async {
+        let commands = Command.uidFetch(SequenceSet(numbers: uids), items, modifiers: []).split(
+            maximumLineLength: configuration.maximumCommandLength)
+        do {
+            for command in commands {
+                guard !sink.isConsumerGone else { break }
+                guard case .uidFetch(let part, _, _) = command else { continue }
+                try await run(command, claim: .fetch(part, kinds: kinds), sink: sink, streamGroup: group)
+            }
+            sink.finish()
+        } catch {
+            sink.finish(throwing: error)
+        }
+    }
+
+    /// Ordered summaries whose previews are made from text parts: chunk by chunk, each put
+    /// back in order.
+    private nonisolated func orderedChunks(
+        _ uids: [UInt32], into stream: MessageStream<MessageSummary>
+    ) async throws(IMAPError) {
+        var start = 0
+        while start < uids.count {
+            guard await stream.waitForDemand(bufferedAtMost: 500) else { return }
+            let chunk = uids[start..<min(uids.count, start + 500)]
+            start += 500
+            var arrived: [UInt32: MessageSummary] = [:]
+            for try await summary in fetchSummaries(SequenceSet(numbers: chunk), previews: true) {
+                arrived[summary.uid] = summary
+            }
+            guard !stream.isConsumerGone else { return }
+            for uid in chunk {
+                if let summary = arrived[uid] { stream.yield(summary) }
+            }
+            stream.flush()
+        }
+        stream.finish()
     }
 
     /// The preview MailMIME makes of the layout fields and the start of the body in `message`;

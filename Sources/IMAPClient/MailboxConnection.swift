@@ -160,6 +160,36 @@ public actor MailboxConnection {
         }
     }
 
+    /// Summaries for `uids` in that order (see `IMAPSession.fetchSummaries(inOrder:previews:)`),
+    /// handed to `body` in batches as they arrive, so a listing of thousands is never held
+    /// whole. A lost connection is reconnected once and what had not been handed over yet is
+    /// fetched again; nothing is handed over twice.
+    public func summaries(
+        inOrder uids: [UInt32], previews: Bool = true,
+        batches body: @Sendable ([MessageSummary]) async -> Void
+    ) async throws(IMAPError) {
+        // The index in `uids` after the last UID handed over.
+        var handedOver = 0
+        try await idempotent { session, _ throws(IMAPError) in
+            let rest = Array(uids[handedOver...])
+            guard !rest.isEmpty else { return }
+            let stream = session.fetchSummaries(inOrder: rest, previews: previews)
+            var batch: [MessageSummary] = []
+            func handOver() async {
+                guard let last = batch.last else { return }
+                while handedOver < uids.count, uids[handedOver] != last.uid { handedOver += 1 }
+                handedOver += 1
+                await body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+            for try await summary in stream {
+                batch.append(summary)
+                if batch.count >= 250 || stream.bufferedCount == 0 { await handOver() }
+            }
+            await handOver()
+        }
+    }
+
     /// NOOP; retried once after a reconnect.
     public func noop() async throws(IMAPError) {
         try await idempotent { session, _ throws(IMAPError) in try await session.noop() }

@@ -27,7 +27,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = IMAPError
 
     private struct State {
-        var buffer: [Element] = []
+        /// Taken values are set to nil (moved out, not copied), and the taken front is dropped
+        /// once it is more than half of the buffer.
+        var buffer: [Element?] = []
         var head = 0
         var finished = false
         var failure: IMAPError?
@@ -41,7 +43,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
         mutating func pop() -> Element? {
             guard head < buffer.count else { return nil }
-            let element = buffer[head]
+            let element = buffer[head].take()
             head += 1
             if head > 1024 && head * 2 > buffer.count {
                 buffer.removeFirst(head)
@@ -163,6 +165,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     fileprivate func receive() async throws(IMAPError) -> Element? {
+        // A value already buffered is taken without suspending (a listing of thousands takes
+        // most of its values this way); a cancelled consumer takes the slow path, which stops it.
+        if !Task.isCancelled, let element = takeBuffered() { return element }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
@@ -192,6 +197,17 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         } catch {
             throw IMAPError(.cancelled, "reading was cancelled")
         }
+    }
+
+    /// The next buffered value, waking a producer waiting for the buffer to drain; nil when
+    /// none is buffered.
+    private func takeBuffered() -> Element? {
+        let (element, waiter) = state.withLock { state -> (Element?, CheckedContinuation<Bool, Never>?) in
+            guard let element = state.pop() else { return (nil, nil) }
+            return (element, state.takeDemandWaiter())
+        }
+        waiter?.resume(returning: true)
+        return element
     }
 
     /// Reads the values in order.

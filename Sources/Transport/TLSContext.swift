@@ -1,4 +1,6 @@
 internal import COpenSSL
+import Glibc
+import Synchronization
 
 /// An OpenSSL `SSL_CTX` configured for one side.
 ///
@@ -7,6 +9,9 @@ internal import COpenSSL
 /// immutable wrapper is `@unchecked Sendable`.
 final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
+    /// The system store, consulted only when the extra trust alone does not verify a server
+    /// (kept alive with the context: the verify callback points at it).
+    private let fallback: SystemTrustFallback?
 
     /// A client context made on a thread of its own: loading the system trust store reads and
     /// parses the CA bundle from disk, which must not block the cooperative pool.
@@ -26,27 +31,94 @@ final class TLSContext: @unchecked Sendable {
 
     /// A client context: TLS 1.2 or newer, peer verification on, system store plus extra trust.
     /// Blocking (file reads): from async code use `client(_:)`.
+    ///
+    /// With extra trust (`--ca-file`), a server is first verified against that trust alone, and
+    /// only when that fails against the system store as well (loaded then, once per context):
+    /// the system bundle costs 15-30 ms to parse, more than the rest of a short command's
+    /// start, and a server with a private CA never needs it. What is trusted is the same.
     init(client configuration: ClientTLSConfiguration) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
-        self.context = context
-        try configureCommon()
-        if configuration.usesSystemTrustStore {
-            SSL_CTX_set_default_verify_paths(context)
-        }
+        var extra: [OpaquePointer] = []
         if let pem = configuration.additionalTrustPEM {
-            let certificates = try Self.certificates(fromPEM: pem)
-            guard !certificates.isEmpty else {
+            extra = try Self.certificates(fromPEM: pem)
+            guard !extra.isEmpty else {
+                SSL_CTX_free(context)
                 throw TransportError(.tlsConfiguration, "the trusted certificate file holds no PEM certificate")
             }
-            let store = SSL_CTX_get_cert_store(context)
-            for certificate in certificates {
-                X509_STORE_add_cert(store, certificate)
-                X509_free(certificate)
-            }
+        }
+        self.context = context
+        self.fallback =
+            configuration.usesSystemTrustStore && !extra.isEmpty ? SystemTrustFallback(extra: extra) : nil
+        do {
+            try configureCommon()
+        } catch {
+            // deinit frees the context.
+            extra.forEach { X509_free($0) }
+            throw error
+        }
+        if configuration.usesSystemTrustStore && extra.isEmpty {
+            Self.useSystemTrustStore(SSL_CTX_get_cert_store(context))
+        }
+        let store = SSL_CTX_get_cert_store(context)
+        for certificate in extra {
+            X509_STORE_add_cert(store, certificate)
+            X509_free(certificate)
+        }
+        if let fallback {
+            SSL_CTX_set_cert_verify_callback(
+                context,
+                { storeContext, argument in
+                    guard let storeContext else { return 0 }
+                    if X509_verify_cert(storeContext) == 1 { return 1 }
+                    guard let argument else { return 0 }
+                    let fallback = Unmanaged<SystemTrustFallback>.fromOpaque(argument).takeUnretainedValue()
+                    return fallback.verify(storeContext)
+                }, Unmanaged.passUnretained(fallback).toOpaque())
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+    }
+
+    /// Trusts the system's CAs. Where OpenSSL's CA directory is hashed (`c_rehash` names, as
+    /// Debian's and Ubuntu's `update-ca-certificates` keep /etc/ssl/certs), only the directory
+    /// is used: a handshake then reads the one CA it needs, instead of every start parsing the
+    /// whole bundle file (about 140 certificates, 15-30 ms). With `SSL_CERT_FILE` set, several
+    /// directories in `SSL_CERT_DIR`, or a directory without hashed names (a bundle-only
+    /// system), OpenSSL's default paths are used as they are.
+    static func useSystemTrustStore(_ store: OpaquePointer?) {
+        guard let store else { return }
+        if getenv(X509_get_default_cert_file_env()) == nil {
+            let directory =
+                getenv(X509_get_default_cert_dir_env()).map { String(cString: $0) }
+                ?? String(cString: X509_get_default_cert_dir())
+            if !directory.isEmpty, !directory.contains(":"), holdsHashedCertificates(directory),
+                X509_STORE_load_path(store, directory) == 1
+            {
+                return
+            }
+        }
+        X509_STORE_set_default_paths(store)
+    }
+
+    /// Whether `directory` holds a certificate under a hashed name (`3513523f.0`).
+    static func holdsHashedCertificates(_ directory: String) -> Bool {
+        guard let handle = opendir(directory) else { return false }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if isHashedName(name) { return true }
+        }
+        return false
+    }
+
+    /// `3513523f.0`: eight hex digits, a dot, a decimal number (OpenSSL's hashed directory).
+    static func isHashedName(_ name: [UInt8]) -> Bool {
+        guard name.count >= 10, name[8] == UInt8(ascii: ".") else { return false }
+        let isHex = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+        return name[..<8].allSatisfy(isHex) && name[9...].allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// A server context with a certificate chain and key.
@@ -55,6 +127,7 @@ final class TLSContext: @unchecked Sendable {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
         self.context = context
+        self.fallback = nil
         try configureCommon()
         let certificates = try Self.certificates(fromPEM: configuration.certificateChainPEM)
         guard let leaf = certificates.first else {
@@ -104,6 +177,58 @@ final class TLSContext: @unchecked Sendable {
             while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(certificate) }
             ERR_clear_error()  // the loop ends with a "no start line" error
             return certificates
+        }
+    }
+}
+
+/// The system store plus the extra trust, built on first use, for verifying a server the extra
+/// trust alone did not verify.
+///
+/// Ownership: `store` is built once under the lock and never changed afterwards (an
+/// `X509_STORE` may then be used by any thread); the extra certificates are owned here and
+/// freed with it.
+private final class SystemTrustFallback: @unchecked Sendable {
+    private let extra: [OpaquePointer]
+    private let store = Mutex<OpaquePointer?>(nil)
+
+    /// Keeps a reference of its own to each of `extra`.
+    init(extra: [OpaquePointer]) {
+        for certificate in extra { X509_up_ref(certificate) }
+        self.extra = extra
+    }
+
+    deinit {
+        extra.forEach { X509_free($0) }
+        if let built = store.withLock({ $0 }) { X509_STORE_free(built) }
+    }
+
+    /// Verifies the chain of `original` again against the system store and the extra trust,
+    /// with the same parameters (host name, purpose), and gives `original` the outcome: its
+    /// error, error depth, failing certificate and verified chain, which the handshake reads.
+    func verify(_ original: OpaquePointer) -> Int32 {
+        guard let store = fullStore(), let retry = X509_STORE_CTX_new() else { return 0 }
+        defer { X509_STORE_CTX_free(retry) }
+        guard
+            X509_STORE_CTX_init(
+                retry, store, X509_STORE_CTX_get0_cert(original), X509_STORE_CTX_get0_untrusted(original)) == 1
+        else { return 0 }
+        X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(retry), X509_STORE_CTX_get0_param(original))
+        let verified = X509_verify_cert(retry)
+        X509_STORE_CTX_set_error(original, X509_STORE_CTX_get_error(retry))
+        X509_STORE_CTX_set_error_depth(original, X509_STORE_CTX_get_error_depth(retry))
+        X509_STORE_CTX_set_current_cert(original, X509_STORE_CTX_get_current_cert(retry))
+        X509_STORE_CTX_set0_verified_chain(original, X509_STORE_CTX_get1_chain(retry))
+        return verified == 1 ? 1 : 0
+    }
+
+    private func fullStore() -> OpaquePointer? {
+        store.withLock { built in
+            if let built { return built }
+            guard let fresh = X509_STORE_new() else { return nil }
+            TLSContext.useSystemTrustStore(fresh)
+            for certificate in extra { X509_STORE_add_cert(fresh, certificate) }
+            built = fresh
+            return fresh
         }
     }
 }

@@ -10,15 +10,15 @@ extension MailSummary {
         public var name: String?
         /// `mailbox@host`; only the part that is there when the server marked one missing.
         public var address: String
-        /// One or two upper-case letters for an avatar (``initials(name:address:)``).
-        public var initials: String
+        /// One or two upper-case letters for an avatar (``initials(name:address:)``), computed
+        /// when asked for: a listing of thousands that never shows avatars does not pay for them.
+        public var initials: String { Self.initials(name: name, address: address) }
 
         /// A person; the initials are computed.
         public init(name: String?, address: String) {
             let name = name.flatMap { $0.isEmpty ? nil : $0 }
             self.name = name
             self.address = address
-            self.initials = Self.initials(name: name, address: address)
         }
 
         /// The person of an envelope address: the name decoded with ``MailSummary/decodedText(_:)``,

@@ -78,8 +78,10 @@ public struct MailSummary: Hashable, Sendable {
     /// MailSummary.decodedText(Array("=?iso-8859-1?q?R=E9union?=  lundi".utf8))   // "Réunion lundi"
     /// ```
     public static func decodedText(_ raw: some Collection<UInt8>) -> String {
+        if let plain = collapsedASCII(raw) { return plain }
         let text = Charset.decode(raw, charset: "unknown-8bit") ?? String(decoding: raw, as: UTF8.self)
         let decoded = EncodedWords.decode(text)
+        if let simple = collapsedSimpleScalars(decoded) { return simple }
         var result = ""
         result.reserveCapacity(decoded.utf8.count)
         var pendingSpace = false
@@ -97,6 +99,63 @@ public struct MailSummary: Hashable, Sendable {
         return result
     }
 
+    /// ``decodedText(_:)`` of ASCII text without an encoded word (most names, addresses and
+    /// subjects), byte by byte instead of Character by Character: an ASCII byte is a Character of
+    /// its own (CR LF, one Character, is white space either way), and the ASCII white space
+    /// Characters are exactly HT, LF, VT, FF, CR and space. Nil for anything else.
+    private static func collapsedASCII(_ raw: some Collection<UInt8>) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count)
+        var pendingSpace = false
+        var previous: UInt8 = 0
+        for byte in raw {
+            guard byte < 0x80, !(byte == UInt8(ascii: "?") && previous == UInt8(ascii: "=")) else { return nil }
+            previous = byte
+            switch byte {
+            case 0x09...0x0D, 0x20:
+                pendingSpace = !bytes.isEmpty
+            default:
+                if pendingSpace {
+                    bytes.append(0x20)
+                    pendingSpace = false
+                }
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The Character walk of ``decodedText(_:)`` done scalar by scalar, for text whose every
+    /// scalar is a Character of its own: Latin-1 and Latin Extended (below U+0300, where the
+    /// combining marks start), Greek and Coptic, Cyrillic without its combining marks, kana and
+    /// CJK ideographs. None of these joins a neighbour into one Character (none is a mark, a
+    /// joiner or a prepended sign; CR LF is white space either way), so a scalar is white space
+    /// exactly when its Character is. Nil for any other text (emoji, marks, Hangul jamo ...).
+    private static func collapsedSimpleScalars(_ text: String) -> String? {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x300, 0x370..<0x400, 0x400..<0x483, 0x48A..<0x530, 0x3041..<0x3097, 0x30A1..<0x30FB,
+                0x4E00..<0xA000:
+                break
+            default:
+                return nil
+            }
+            if scalar.properties.isWhitespace {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace {
+                    result.append(" ")
+                    pendingSpace = false
+                }
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
     /// The moment of a raw Date header value; nil when unreadable.
     public static func decodedDate(_ raw: some Collection<UInt8>) -> ParsedDate? {
         DateHeader.parse(bytes: raw)
@@ -108,6 +167,9 @@ public struct MailSummary: Hashable, Sendable {
     }
 
     private static func normalizedFlags(_ flags: [String]) -> [String] {
-        Set(flags.filter { $0.lowercased() != "\\recent" }).sorted()
+        // Only a seven-character flag can be \Recent; most messages have one or two flags.
+        let kept = flags.filter { $0.utf8.count != 7 || $0.lowercased() != "\\recent" }
+        guard kept.count > 1 else { return kept }
+        return Set(kept).sorted()
     }
 }

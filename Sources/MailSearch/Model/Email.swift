@@ -101,8 +101,11 @@ public struct Email: Identifiable, Hashable, Sendable {
 
     /// Replaces the flags; `isRead` and `isPinned` follow.
     public mutating func setFlags(_ flags: [Flag], pinFlag: Flag) {
-        var seen = Set<Flag>()
-        self.flags = flags.filter { $0 != .recent && seen.insert($0).inserted }
+        // A linear check: a message carries a handful of flags at most.
+        var kept: [Flag] = []
+        kept.reserveCapacity(flags.count)
+        for flag in flags where flag != .recent && !kept.contains(flag) { kept.append(flag) }
+        self.flags = kept
         isRead = self.flags.contains(.seen)
         isPinned = self.flags.contains(pinFlag)
     }

@@ -121,18 +121,33 @@ public actor IMAPMailService: MailService {
     // MARK: - Listing and searching
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
+        let list = try await listing()
+        return try await page(of: list, offset: 0, pageSize: pageSize)
+    }
+
+    /// The mailbox's messages newest first, without fetching any: one UID SORT (or SEARCH).
+    /// Fetch them with ``page(of:offset:pageSize:)`` or ``emails(of:offset:count:batches:)``.
+    public func listing() async throws(MailServiceError) -> MessageList {
         let description = try await openDescription()
         let found: SearchResult
         do { found = try await connection.search([.all]) } catch { throw MailServiceError(error) }
         let list = MessageList(
             ids: ids(found.uids, in: await current(description)), total: found.count, hidesDeleted: true)
-        let page = try await page(of: list, offset: 0, pageSize: pageSize)
         listed = true
         await startPumpIfWatched()
-        return page
+        return list
     }
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {
+        let (list, warnings) = try await searching(query)
+        var page = try await page(of: list, offset: 0, pageSize: pageSize)
+        page.warnings = warnings
+        return page
+    }
+
+    /// The messages matching `query`, newest first, without fetching any (one UID SORT or
+    /// SEARCH), and the compiler's warnings.
+    public func searching(_ query: Query) async throws(MailServiceError) -> (list: MessageList, warnings: [String]) {
         let description = try await openDescription()
         let searchContext = context()
         let compiled: CompiledSearch
@@ -151,11 +166,9 @@ public actor IMAPMailService: MailService {
         case .allMailboxes:
             list = try await others.searchEverywhere(compiled.programKeys)
         }
-        var page = try await page(of: list, offset: 0, pageSize: pageSize)
-        page.warnings = compiled.warnings.map(\.message)
         listed = true
         await startPumpIfWatched()
-        return page
+        return (list, compiled.warnings.map(\.message))
     }
 
     private func searchHere(
@@ -212,6 +225,51 @@ public actor IMAPMailService: MailService {
         }
         let emails = wanted.compactMap { found[$0] }.filter { !list.hidesDeleted || !$0.flags.contains(.deleted) }
         return EmailPage(list: list, offset: start, emails: emails)
+    }
+
+    /// The emails of `list` from `offset`, at most `count`, handed to `body` in batches in the
+    /// list's order as they arrive: the UID FETCH streams in windows (two in flight) and a
+    /// listing of thousands is never held whole. Messages gone meanwhile are left out, and
+    /// deleted ones when the list hides them. Messages of other mailboxes (an `in:all` search)
+    /// are fetched page by page.
+    public func emails(
+        of list: MessageList, offset: Int, count: Int, batches body: @Sendable ([Email]) async -> Void
+    ) async throws(MailServiceError) {
+        let description = try await openDescription()
+        let start = max(0, min(offset, list.ids.count))
+        let wanted = list.ids[start..<min(list.ids.count, start + max(count, 0))]
+        guard !wanted.isEmpty else { return }
+        guard wanted.allSatisfy({ $0.mailbox == description.name }) else {
+            var done = 0
+            while done < wanted.count {
+                let page = try await page(of: list, offset: start + done, pageSize: min(1000, wanted.count - done))
+                await body(page.emails)
+                done += 1000
+            }
+            return
+        }
+        if wanted.contains(where: { $0.uidValidity != description.uidValidity }) {
+            throw MailServiceError(
+                .mailboxChanged, "\(description.name) was re-created on the server since it was listed; reload it")
+        }
+        let (name, uidValidity, pinFlag, hidesDeleted) =
+            (description.name, description.uidValidity, description.pinFlag, list.hidesDeleted)
+        do {
+            try await connection.summaries(inOrder: wanted.map(\.uid)) { summaries in
+                let emails = summaries.map { Self.email($0, mailbox: name, uidValidity: uidValidity, pinFlag) }
+                await self.remember(
+                    summaries.compactMap { summary in
+                        summary.modificationSequence.map { (summary.uid, $0) }
+                    })
+                await body(hidesDeleted ? emails.filter { !$0.flags.contains(.deleted) } : emails)
+            }
+        } catch {
+            throw MailServiceError(error)
+        }
+    }
+
+    private func remember(_ modificationSequences: [(UInt32, UInt64)]) {
+        for (uid, modseq) in modificationSequences { self.modificationSequences[uid] = modseq }
     }
 
     static func email(_ summary: MessageSummary, mailbox: String, uidValidity: UInt32, _ pinFlag: Flag) -> Email {

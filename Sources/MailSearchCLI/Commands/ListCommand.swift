@@ -24,18 +24,33 @@ public struct ListCommand: AsyncParsableCommand {
 
     public func validate() throws(UsageError) { try account.validate() }
 
+    /// `is:pinned`: the messages carrying the mailbox's pin flag.
+    static let pinnedQuery = Query.term(.flag(.pinned))
+
     public func run(context: CommandContext) async throws(CommandFailure) {
         let (limit, json) = (limit, json)
-        try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
-            let progress = ProgressBar(output: context.standardError, label: "messages")
-            let result = try await Listing.collect(limit: limit, service: open.service, progress: progress) {
-                (size) throws(MailServiceError) in try await open.service.list(pageSize: size)
+        // The people index is saved while the session logs out.
+        let people = try await OpenAccount.with(account, context: context) {
+            (open) throws(CommandFailure) -> Task<Void, Never> in
+            let shown: MessageList
+            do throws(MailServiceError) {
+                let list = try await open.service.listing()
+                // The pinned ones among the newest `limit` come first: the server says which
+                // they are (one UID SEARCH of the pin flag), so the listing can stream.
+                let pinned = Set(try await open.service.searching(Self.pinnedQuery).list.ids)
+                let newest = list.ids.prefix(limit)
+                shown = MessageList(
+                    ids: newest.filter(pinned.contains) + newest.filter { !pinned.contains($0) }, total: list.total,
+                    hidesDeleted: list.hidesDeleted)
+            } catch {
+                throw Failures.working(error)
             }
-            let pinnedFirst = result.emails.filter(\.isPinned) + result.emails.filter { !$0.isPinned }
-            Listing.print(
-                pinnedFirst, total: result.page.list.total, json: json, empty: "No messages in \(open.mailbox.name).",
+            let first = try await Listing.stream(
+                shown, limit: limit, json: json, empty: "No messages in \(open.mailbox.name).", service: open.service,
                 context: context)
-            await Listing.rememberPeople(result.emails, settings: open.settings, context: context)
+            let settings = open.settings
+            return Task { await Listing.rememberPeople(first, settings: settings, context: context) }
         }
+        await people.value
     }
 }

@@ -1,67 +1,52 @@
 import Foundation
 import MailSearch
+import Synchronization
 
-/// What `search` and `list` share: fetching up to `--limit` messages in pages (with progress on
-/// a terminal), printing them as rows or JSON lines, and remembering the people in them.
+/// What `search` and `list` share: fetching up to `--limit` messages as a stream (with progress
+/// on a terminal), printing them as rows or JSON lines as they arrive, and remembering the
+/// people in them.
 enum Listing {
     static let limitOption = OptionDefinition.option(
         "limit", short: "n", value: "n", help: "Show at most this many messages (default 50).")
     static let jsonOption = OptionDefinition.flag("json", help: "Print one JSON object per message (JSON Lines).")
     /// The largest `--limit`.
     static let largestLimit = 1_000_000
-    /// How many messages one page fetches when progress is shown.
-    static let pageSize = 1000
-
-    /// The first page from `first(pageSize)`, then further pages of its list until `limit`
-    /// messages are in hand. With a progress bar that can draw (standard error is a terminal),
-    /// the pages are fetched one by one and counted; otherwise in one go.
-    static func collect(
-        limit: Int, service: IMAPMailService, progress: ProgressBar,
-        first: (Int) async throws(MailServiceError) -> EmailPage
-    ) async throws(CommandFailure) -> (emails: [Email], page: EmailPage) {
+    /// Fetches the first `limit` messages of `list` and prints each batch as it arrives: JSON
+    /// lines, or rows whose UID column is as wide as the widest UID shown (so the rows line up
+    /// without holding them all). `empty` is the line for no messages (rows only). Progress is
+    /// drawn on standard error when it is a terminal (erased before rows are printed to the same
+    /// terminal). Returns the first 500 messages printed, for the people index.
+    static func stream(
+        _ list: MessageList, limit: Int, json: Bool, empty: String, service: IMAPMailService,
+        context: CommandContext
+    ) async throws(CommandFailure) -> [Email] {
+        let count = min(limit, list.ids.count)
+        let progress = ProgressBar(output: context.standardError, label: "messages")
+        let printer = ListingPrinter(
+            json: json, rows: MessageRows.forStandardOutput(context),
+            uidWidth: list.ids.prefix(count).map { String($0.uid).count }.max() ?? 1, output: context.standardOutput)
+        let clearsProgress = context.standardOutput.isTerminal
         do {
-            guard progress.isEnabled, limit > pageSize else {
-                let page = try await first(limit)
-                return (page.emails, page)
+            try await service.emails(of: list, offset: 0, count: count) { emails in
+                if clearsProgress { progress.clear() }
+                let printed = printer.print(emails)
+                progress.update(done: printed, total: count)
             }
-            let page = try await first(pageSize)
-            var emails = page.emails
-            let wanted = min(limit, page.list.ids.count)
-            var offset = pageSize
-            progress.update(done: min(offset, wanted), total: wanted)
-            while offset < wanted {
-                let next = try await service.page(
-                    of: page.list, offset: offset, pageSize: min(pageSize, wanted - offset))
-                emails += next.emails
-                offset += pageSize
-                progress.update(done: min(offset, wanted), total: wanted)
-            }
-            progress.finish()
-            return (emails, page)
         } catch {
             progress.finish()
             throw Failures.working(error)
         }
-    }
-
-    /// Prints `emails` as JSON lines or rows; `empty` is the line for no messages (rows only).
-    static func print(
-        _ emails: [Email], total: Int, json: Bool, empty: String, context: CommandContext
-    ) {
-        if json {
-            context.standardOutput.write(EmailJSON.lines(emails))
-            return
+        progress.finish()
+        let (printed, first) = printer.result
+        if !json {
+            if printed == 0 {
+                context.standardOutput.write(empty + "\n")
+            } else if context.standardOutput.isTerminal && list.total > printed {
+                context.standardOutput.write(
+                    "\(printed) of \(list.total) shown; --limit \(min(list.total, largestLimit)) shows them all.\n")
+            }
         }
-        guard !emails.isEmpty else {
-            context.standardOutput.write(empty + "\n")
-            return
-        }
-        let rows = MessageRows.forStandardOutput(context)
-        var text = rows.render(emails)
-        if context.standardOutput.isTerminal && total > emails.count {
-            text += "\(emails.count) of \(total) shown; --limit \(min(total, largestLimit)) shows them all.\n"
-        }
-        context.standardOutput.write(text)
+        return first
     }
 
     /// Counts the people of `emails` for suggestions; a failure to save is a warning, not an error.
@@ -77,4 +62,43 @@ enum Listing {
             context.standardError.write("warning: \(error.message)\n")
         }
     }
+}
+
+/// Prints the batches of a streamed listing and counts them.
+final class ListingPrinter: Sendable {
+    private struct State {
+        var printed = 0
+        var first: [Email] = []
+    }
+
+    private let json: Bool
+    private let rows: MessageRows
+    private let uidWidth: Int
+    private let output: any OutputSink
+    private let state = Mutex(State())
+
+    init(json: Bool, rows: MessageRows, uidWidth: Int, output: any OutputSink) {
+        self.json = json
+        self.rows = rows
+        self.uidWidth = uidWidth
+        self.output = output
+    }
+
+    /// Prints `emails`; returns how many have been printed in all.
+    func print(_ emails: [Email]) -> Int {
+        guard !emails.isEmpty else { return state.withLock { $0.printed } }
+        if json {
+            output.write(EmailJSON.lines(emails))
+        } else {
+            output.write(emails.map { rows.row($0, uidWidth: uidWidth) + "\n" }.joined())
+        }
+        return state.withLock { state in
+            state.printed += emails.count
+            if state.first.count < 500 { state.first += emails.prefix(500 - state.first.count) }
+            return state.printed
+        }
+    }
+
+    /// How many were printed, and the first 500 of them.
+    var result: (printed: Int, first: [Email]) { state.withLock { ($0.printed, $0.first) } }
 }

@@ -45,26 +45,37 @@ public struct SearchCommand: AsyncParsableCommand {
         }
         for hint in parsed.hints { context.standardError.write("note: \(hint.message)\n") }
         let (limit, query, json) = (limit, query, json)
-        try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
-            let progress = ProgressBar(output: context.standardError, label: "messages")
-            let result: (emails: [Email], page: EmailPage)
-            do throws(CommandFailure) {
-                result = try await Listing.collect(limit: limit, service: open.service, progress: progress) {
-                    (size) throws(MailServiceError) in try await open.service.search(parsed.query, pageSize: size)
-                }
+        // The history (an fsync) is saved while the messages are fetched, and the people index
+        // while the session logs out: neither waits for the other.
+        let people = try await OpenAccount.with(account, context: context) {
+            (open) throws(CommandFailure) -> Task<Void, Never> in
+            let found: (list: MessageList, warnings: [String])
+            do throws(MailServiceError) {
+                found = try await open.service.searching(parsed.query)
             } catch {
-                if error.exitCode == .temporaryFailure { await Self.record(query, open.settings, context) }
+                let failure = Failures.working(error)
+                if failure.exitCode == .temporaryFailure { await Self.record(query, open.settings, context) }
+                throw failure
+            }
+            let settings = open.settings
+            let recording = Task { await Self.record(query, settings, context) }
+            for warning in found.warnings { context.standardError.write("warning: \(warning)\n") }
+            let first: [Email]
+            do throws(CommandFailure) {
+                first = try await Listing.stream(
+                    found.list, limit: limit, json: json,
+                    empty: query.allSatisfy(\.isWhitespace)
+                        ? "No messages in \(open.mailbox.name)."
+                        : "No messages match \"\(SearchHistory.normalized(query))\".", service: open.service,
+                    context: context)
+            } catch {
+                await recording.value
                 throw error
             }
-            await Self.record(query, open.settings, context)
-            for warning in result.page.warnings { context.standardError.write("warning: \(warning)\n") }
-            Listing.print(
-                result.emails, total: result.page.list.total, json: json,
-                empty: query.allSatisfy(\.isWhitespace)
-                    ? "No messages in \(open.mailbox.name)."
-                    : "No messages match \"\(SearchHistory.normalized(query))\".", context: context)
-            await Listing.rememberPeople(result.emails, settings: open.settings, context: context)
+            await recording.value
+            return Task { await Listing.rememberPeople(first, settings: settings, context: context) }
         }
+        await people.value
     }
 
     /// Records a search that parsed and was sent (never the empty query); a history that

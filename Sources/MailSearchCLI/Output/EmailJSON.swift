@@ -49,10 +49,54 @@ enum EmailJSON {
     /// Every email as a line.
     static func lines(_ emails: [Email]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for email in emails {
-            JSONWriter.write(.object(object(email)), into: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        bytes.reserveCapacity(emails.count * 512)
+        for email in emails { appendLine(email, to: &bytes) }
         return bytes
+    }
+
+    /// Appends the line of `email`: the bytes `JSONWriter` writes for ``object(_:)`` and a
+    /// newline, written straight from the email (a listing of thousands builds no JSONValue
+    /// trees).
+    static func appendLine(_ email: Email, to bytes: inout [UInt8]) {
+        func key(_ name: StaticString) {
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
+        func person(_ person: Email.Person) {
+            key(#"{"name":"#)
+            if let name = person.name, !name.isEmpty {
+                JSONWriter.writeString(name, into: &bytes)
+            } else {
+                key("null")
+            }
+            key(#","address":"#)
+            JSONWriter.writeString(person.address, into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        key(#"{"uid":"#)
+        JSONWriter.writeInteger(Int64(email.uid), into: &bytes)
+        key(#","mailbox":"#)
+        JSONWriter.writeString(email.mailbox, into: &bytes)
+        key(#","from":"#)
+        person(email.from)
+        key(#","to":["#)
+        for (position, recipient) in email.to.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            person(recipient)
+        }
+        key(#"],"subject":"#)
+        JSONWriter.writeString(email.subject, into: &bytes)
+        key(#","date":"#)
+        JSONWriter.writeString(timestamp(email.date), into: &bytes)
+        key(#","preview":"#)
+        JSONWriter.writeString(email.preview, into: &bytes)
+        key(email.isRead ? #","read":true,"pinned":"# : #","read":false,"pinned":"#)
+        key(email.isPinned ? #"true,"flags":["# : #"false,"flags":["#)
+        for (position, flag) in email.flags.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.writeString(flag.description, into: &bytes)
+        }
+        key(email.hasAttachment ? #"],"hasAttachment":true,"size":"# : #"],"hasAttachment":false,"size":"#)
+        JSONWriter.writeInteger(Int64(email.size), into: &bytes)
+        key("}\n")
     }
 }

@@ -44,6 +44,19 @@ final class ProgressBar: Sendable {
         output.write("\r" + Self.render(done: done, total: total, label: label) + "\u{1B}[K")
     }
 
+    /// Erases the bar if it is drawn, to print something on the same terminal; the next
+    /// ``update(done:total:)`` draws it again.
+    func clear() {
+        let shown = state.withLock { state in
+            defer {
+                state.shown = false
+                state.lastDrawn = nil
+            }
+            return state.shown
+        }
+        if shown { output.write("\r\u{1B}[K") }
+    }
+
     /// Erases the bar if it was drawn.
     func finish() {
         let shown = state.withLock { $0.shown }

@@ -174,3 +174,44 @@ import Testing
         #expect(summary.flags == ["$Pinned", "\\Seen"])
     }
 }
+
+/// `decodedText` takes shortcuts for ASCII text and for text whose scalars are Characters of
+/// their own; each input here must come out exactly as the Character walk makes it.
+@Suite struct DecodedTextShortcutTests {
+    /// The Character walk the shortcuts stand in for (as `decodedText` did before them).
+    private func characterWalk(_ raw: [UInt8]) -> String {
+        let text = Charset.decode(raw, charset: "unknown-8bit") ?? String(decoding: raw, as: UTF8.self)
+        var result = ""
+        var pendingSpace = false
+        for character in EncodedWords.decode(text) {
+            if character.isWhitespace || character.isNewline {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace {
+                    result.append(" ")
+                    pendingSpace = false
+                }
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    @Test(arguments: [
+        "plain", "  lead and trail  ", "tab\there", "line\r\nfold", "vt\u{0B}ff\u{0C}cr\rlf\n", "nul\u{00}soh\u{01}",
+        "unit\u{1F}sep", "a=?b", "=?utf-8?q?Andr=C3=A9?=", "x =?utf-8?b?w6k=?= y", "Søren Ünal", "nbsp\u{A0}here",
+        "nel\u{85}here", "Ελληνικά κείμενο", "Анна Петрова", "田中 花子", "ひらがな カタカナ", "コーヒー", "김민준",
+        "space then mark \u{301}e", "e\u{301} composed", "emoji 📰 news", "flag 🇯🇵", "ideographic\u{3000}space",
+        "Cyrillic mark \u{483}x", "", "   ",
+    ])
+    func sameAsTheCharacterWalk(text: String) {
+        let raw = Array(text.utf8)
+        #expect(MailSummary.decodedText(raw) == characterWalk(raw))
+    }
+
+    @Test func notUTF8() {
+        let raw: [UInt8] = [0x20, 0x52, 0xE9, 0x09, 0x75, 0x6E, 0x20, 0x20]
+        #expect(MailSummary.decodedText(raw) == characterWalk(raw))
+        #expect(MailSummary.decodedText(raw) == "Ré un")
+    }
+}

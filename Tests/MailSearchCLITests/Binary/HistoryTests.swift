@@ -89,3 +89,26 @@ struct HistoryTests {
         #expect(noAccount.lines == ["subject:"])
     }
 }
+
+/// The history keeps the 20 newest searches (specs/cli.md), through the binary.
+@Suite(.timeLimit(.minutes(3)))
+struct HistoryCapacityTests {
+    @Test func historyIsCappedAtTwenty() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        for number in 1...23 {
+            let search = try await ToolProcess.run(
+                account.tlsArguments + ["search", "--json", "subject:topic\(number)"], environment: account.environment)
+            #expect(search.status == 0, "\(search)")
+        }
+        let history = try await ToolProcess.run(account.tlsArguments + ["history"], environment: account.environment)
+        #expect(history.status == 0, "\(history)")
+        #expect(history.lines == (4...23).reversed().map { "subject:topic\($0)" })
+        // An old one searched again moves to the top and the oldest left drops out.
+        _ = try await ToolProcess.run(
+            account.tlsArguments + ["search", "subject:topic10"], environment: account.environment)
+        let again = try await ToolProcess.run(account.tlsArguments + ["history"], environment: account.environment)
+        #expect(
+            again.lines == ["subject:topic10"] + (4...23).reversed().filter { $0 != 10 }.map { "subject:topic\($0)" })
+    }
+}

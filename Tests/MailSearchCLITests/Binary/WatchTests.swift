@@ -84,3 +84,35 @@ struct WatchTests {
         #expect(result.status == 0, "\(result)")
     }
 }
+
+/// `watch` against a server without IDLE (the mock's `imap4rev1` profile) polls with NOOP and
+/// still sees a change another connection makes.
+@Suite(.timeLimit(.minutes(3)))
+struct WatchWithoutIdleTests {
+    @Test func pollingSeesAFlagChangeMadeByAnotherConnection() async throws {
+        let account = try await MockAccount.start(profile: .imap4rev1)
+        defer { Task { await account.stop() } }
+        let uid = try #require(account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").dropFirst(3).first)
+        try account.server.store.setFlags([], user: MockAccount.user, mailbox: "INBOX", uid: uid)
+        let watch = try ToolProcess.start(account.tlsArguments + ["watch"], environment: account.environment)
+        #expect(
+            await watch.waitForLine { $0.hasPrefix("Watching INBOX on 127.0.0.1 (") } != nil, "\(watch.outputLines)")
+
+        let other = try await account.otherConnection()
+        try await other.select("INBOX")
+        try await other.store(SequenceSet(numbers: [uid]), .add, [.seen, .flagged])
+        await other.logout()
+        // Without IDLE the session polls with NOOP (the first within 5 seconds, then every 30):
+        // the change shows at the next one.
+        let changed = await watch.waitForLine(timeout: .seconds(75)) { $0.hasPrefix("changed: UID \(uid) ") }
+        #expect(changed == "changed: UID \(uid) is read, pinned (\\Seen \\Flagged)", "\(watch.outputLines)")
+
+        watch.send(SIGINT)
+        let result = await watch.finished()
+        #expect(result.status == 0, "\(result)")
+        let session = try #require(account.server.sessions.first)
+        let commands = session.transcript.filter { $0.direction == .client }.map(\.text)
+        #expect(commands.contains { $0.hasSuffix(" NOOP") }, "\(commands)")
+        #expect(!commands.contains { $0.hasSuffix(" IDLE") }, "\(commands)")
+    }
+}
