@@ -14,17 +14,22 @@ extension IMAPSession {
 
     /// Makes the sequence-to-UID map complete (without QRESYNC an EXPUNGE names only a sequence
     /// number).
+    /// Another client's EXPUNGE or new mail arriving while the `UID SEARCH ALL` runs can make its
+    /// answer disagree with the message count: then it is asked again (a few times at most).
     func completeSequenceMap() async throws(IMAPError) {
-        guard let tracker = machine.tracker, !tracker.isMapComplete, !enabled.contains(.qresync) else { return }
-        let esearch = capabilities.contains(.esearch)
-        let outcome = try await run(
-            .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.all]), claim: .search)
-        var uids: [UInt32] = []
-        for response in outcome.untagged {
-            if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
-            if case .search(let numbers, _) = response { uids += numbers }
+        for _ in 0..<3 {
+            guard let tracker = machine.tracker, !tracker.isMapComplete, !enabled.contains(.qresync) else { return }
+            let esearch = capabilities.contains(.esearch)
+            let outcome = try await run(
+                .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.all]), claim: .search)
+            var uids: [UInt32] = []
+            for response in outcome.untagged {
+                if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
+                if case .search(let numbers, _) = response { uids += numbers }
+            }
+            if machine.setAllUIDs(uids.sorted()) { return }
+            logger.debug("the UID map changed while it was read (\(uids.count) UIDs); reading it again")
         }
-        _ = machine.setAllUIDs(uids.sorted())
     }
 
     /// The UIDs of messages that arrived (EXISTS grew): `UID FETCH uidnext:* (FLAGS)` when the

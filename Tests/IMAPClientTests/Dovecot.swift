@@ -84,7 +84,8 @@ enum Dovecot {
         _ = try await run(
             "/usr/bin/env", ["python3", script("generate-maildir.py"), "--out", bob, "--count", "300", "--seed", "2"])
         let process = try await DovecotProcess.start([
-            "--users", "alice:\(password),bob:\(password),carol:\(password)", "--maildir-from", "alice=\(alice)",
+            "--users", "alice:\(password),bob:\(password),carol:\(password),dave:\(password),erin:\(password)",
+            "--maildir-from", "alice=\(alice)",
             "--maildir-from", "bob=\(bob)",
         ])
         _ = try? await process.script("index", ["alice"])
