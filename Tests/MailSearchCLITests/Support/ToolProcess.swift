@@ -1,4 +1,5 @@
 import Foundation
+import MockIMAPServer
 import Synchronization
 import Testing
 
@@ -41,10 +42,6 @@ final class ToolProcess: Sendable {
         /// What the terminal on standard input echoed (when it is one).
         var echo: [UInt8] = []
         var result: ToolResult?
-        var nextWaiter = 0
-        /// Counts every change (output, the end), so a waiter never misses one.
-        var generation = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
     let pid: pid_t
@@ -53,6 +50,8 @@ final class ToolProcess: Sendable {
     /// The test's side of the terminal on standard input, or -1.
     private let terminalInput: Int32
     private let state = Mutex(State())
+    /// Wakes the waiters at every change (output, the end).
+    private let changes = ChangeSignal()
 
     /// The executable, built next to the test bundle.
     static var executable: String {
@@ -228,16 +227,10 @@ final class ToolProcess: Sendable {
 
     /// Waits until standard error contains `text`, the process ends, or `timeout` passes.
     func waitForError(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let (errors, ended, generation) = state.withLock {
-                (String(decoding: $0.errors, as: UTF8.self), $0.result != nil, $0.generation)
-            }
-            if errors.contains(text) { return true }
-            if ended { return false }
-            await waitForChange(since: generation, until: deadline)
+        _ = await changes.wait(timeout: timeout) {
+            self.state.withLock { $0.result != nil || String(decoding: $0.errors, as: UTF8.self).contains(text) }
         }
-        return false
+        return state.withLock { String(decoding: $0.errors, as: UTF8.self).contains(text) }
     }
 
     /// A pseudo-terminal: the side the test reads, and the side the child writes.
@@ -279,17 +272,14 @@ final class ToolProcess: Sendable {
                 let count = read(open[index], &buffer, buffer.count)
                 if count > 0 {
                     let chunk = Array(buffer[0..<count])
-                    let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.withLock { state in
                         switch index {
                         case 0: state.output += chunk
                         case 1: state.errors += chunk
                         default: state.echo += chunk
                         }
-                        state.generation += 1
-                        defer { state.waiters = [:] }
-                        return Array(state.waiters.values)
                     }
-                    wake.forEach { $0.resume() }
+                    changes.notify()
                 } else if count == 0 || errno != EINTR {
                     // A pseudo-terminal reports EIO once the child has closed its side.
                     close(open[index])
@@ -308,16 +298,13 @@ final class ToolProcess: Sendable {
             peak = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0) }
             unlink(peakFile)
         }
-        let wake = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        state.withLock { state in
             state.result = ToolResult(
                 status: code, timedOut: timedOut, standardOutput: String(decoding: state.output, as: UTF8.self),
                 standardError: String(decoding: state.errors, as: UTF8.self),
                 maximumResidentKiB: peak)
-            state.generation += 1
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
         }
-        wake.forEach { $0.resume() }
+        changes.notify()
     }
 
     /// Sends `signal` (SIGINT for Ctrl-C).
@@ -336,12 +323,8 @@ final class ToolProcess: Sendable {
     func waitForLine(
         timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (String) -> Bool
     ) async -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let generation = state.withLock { $0.generation }
-            if let line = outputLines.first(where: predicate) { return line }
-            if state.withLock({ $0.result != nil }) { return outputLines.first(where: predicate) }
-            await waitForChange(since: generation, until: deadline)
+        _ = await changes.wait(timeout: timeout) {
+            self.state.withLock { $0.result != nil } || self.outputLines.contains(where: predicate)
         }
         return outputLines.first(where: predicate)
     }
@@ -349,41 +332,8 @@ final class ToolProcess: Sendable {
     /// Waits for the process to end (it is killed at its timeout at the latest).
     func finished() async -> ToolResult {
         while true {
-            let (result, generation) = state.withLock { ($0.result, $0.generation) }
-            if let result { return result }
-            await waitForChange(since: generation, until: .now + .seconds(3600))
-        }
-    }
-
-    /// Returns when something changed since `generation` (more output, the end), or `deadline`
-    /// passes.
-    private func waitForChange(since generation: Int, until deadline: ContinuousClock.Instant) async {
-        let id = state.withLock { state -> Int in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                        let now = self.state.withLock { state -> Bool in
-                            if state.generation != generation || Task.isCancelled { return true }
-                            state.waiters[id] = continuation
-                            return false
-                        }
-                        if now { continuation.resume() }
-                    }
-                } onCancel: {
-                    let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
-                    waiter?.resume()
-                }
-            }
-            group.addTask {
-                // The bound on the wait, not a guess at how long the event takes.
-                try? await Task.sleep(until: deadline)
-            }
-            await group.next()
-            group.cancelAll()
+            _ = await changes.wait(timeout: .seconds(3600)) { self.state.withLock { $0.result != nil } }
+            if let result = state.withLock({ $0.result }) { return result }
         }
     }
 }

@@ -2,8 +2,9 @@ import Synchronization
 
 /// Wakes the tasks that wait for something about the server to change (a fault fired, a
 /// session ended), so a test waits for the event itself, not for a guess at how long it takes.
-/// Each waiter re-checks its own condition when woken.
-final class ChangeSignal: Sendable {
+/// Each waiter re-checks its own condition when woken. `package`, so test helpers that wait for
+/// a child process's output use the same mechanism.
+package final class ChangeSignal: Sendable {
     private struct State {
         var generation = 0
         var nextWaiter = 0
@@ -12,8 +13,10 @@ final class ChangeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Something changed: wakes every waiter.
-    func notify() {
+    package func notify() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.generation += 1
             defer { state.waiters = [:] }
@@ -24,7 +27,7 @@ final class ChangeSignal: Sendable {
 
     /// Waits until `condition` holds (checked now and after every change), or `timeout` passes,
     /// or the task is cancelled; whether it holds.
-    func wait(timeout: Duration, until condition: @Sendable () -> Bool) async -> Bool {
+    package func wait(timeout: Duration, until condition: @Sendable () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             let generation = state.withLock { $0.generation }
