@@ -26,6 +26,8 @@ struct OpenAccount: Sendable {
         reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects
     ) async throws(CommandFailure) -> OpenAccount {
         let environment = context.environment
+        // OpenSSL's one-time start-up runs beside reading the settings, files and secret.
+        async let warmedUp: Void = OpenSSLLibrary.warmUp()
         var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
             try AccountSettings.resolve(options, environment: environment)
         }
@@ -54,6 +56,7 @@ struct OpenAccount: Sendable {
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy)
+        await warmedUp
         do {
             let mailbox = try await service.open()
             return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo)
