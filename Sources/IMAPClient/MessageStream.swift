@@ -34,7 +34,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         var finished = false
         var failure: IMAPError?
         var consumerGone = false
-        var receiver: CheckedContinuation<Element?, any Error>?
+        var receiver: CheckedContinuation<[Element], any Error>?
         var demandWaiter: (limit: Int, continuation: CheckedContinuation<Bool, Never>)?
         var received = 0
         var total: Int?
@@ -50,6 +50,18 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
                 head = 0
             }
             return element
+        }
+
+        /// Up to `limit` values from the front, in order (none when nothing is buffered).
+        mutating func popBatch(_ limit: Int) -> [Element] {
+            let taken = Swift.min(limit, count)
+            guard taken > 0 else { return [] }
+            var batch: [Element] = []
+            batch.reserveCapacity(taken)
+            for _ in 0..<taken {
+                if let element = pop() { batch.append(element) }
+            }
+            return batch
         }
 
         /// The producer's waiter, when the buffer has drained to its limit.
@@ -84,27 +96,25 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Appends `element` without waiting. A waiting consumer is woken once a batch is ready;
     /// `flush()` hands over the rest when the producer has nothing more for now.
     func yield(_ element: Element) {
-        let handOver = state.withLock { state -> (CheckedContinuation<Element?, any Error>, Element)? in
+        let handOver = state.withLock { state -> (CheckedContinuation<[Element], any Error>, [Element])? in
             guard !state.consumerGone, !state.finished else { return nil }
             state.received += 1
             state.buffer.append(element)
-            guard state.count >= wakeThreshold, let receiver = state.receiver, let first = state.pop() else {
-                return nil
-            }
+            guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
             state.receiver = nil
-            return (receiver, first)
+            return (receiver, state.popBatch(Self.batchLimit))
         }
-        if let (receiver, first) = handOver { receiver.resume(returning: first) }
+        if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
     func flush() {
-        let handOver = state.withLock { state -> (CheckedContinuation<Element?, any Error>, Element)? in
-            guard let receiver = state.receiver, let first = state.pop() else { return nil }
+        let handOver = state.withLock { state -> (CheckedContinuation<[Element], any Error>, [Element])? in
+            guard let receiver = state.receiver, state.count > 0 else { return nil }
             state.receiver = nil
-            return (receiver, first)
+            return (receiver, state.popBatch(Self.batchLimit))
         }
-        if let (receiver, first) = handOver { receiver.resume(returning: first) }
+        if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
     /// Waits until at most `limit` values are buffered; false when the consumer has gone.
@@ -122,9 +132,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
-        let (receiver, first, waiter) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, Element?, CheckedContinuation<Bool, Never>?) in
-            guard !state.finished else { return (nil, nil, nil) }
+        let (receiver, batch, waiter) = state.withLock {
+            state -> (CheckedContinuation<[Element], any Error>?, [Element], CheckedContinuation<Bool, Never>?) in
+            guard !state.finished else { return (nil, [], nil) }
             state.finished = true
             state.failure = failure
             let receiver = state.receiver
@@ -132,23 +142,23 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             let waiter = state.demandWaiter?.continuation
             state.demandWaiter = nil
             // A waiting consumer gets what is still buffered first, then the end.
-            return (receiver, receiver == nil ? nil : state.pop(), waiter)
+            return (receiver, receiver == nil ? [] : state.popBatch(Self.batchLimit), waiter)
         }
         waiter?.resume(returning: false)
         if let receiver {
-            if let first {
-                receiver.resume(returning: first)
+            if !batch.isEmpty {
+                receiver.resume(returning: batch)
             } else if let failure {
                 receiver.resume(throwing: failure)
             } else {
-                receiver.resume(returning: nil)
+                receiver.resume(returning: [])
             }
         }
     }
 
-    fileprivate func consumerLeft() {
+    @usableFromInline func consumerLeft() {
         let (receiver, waiter, first) = state.withLock {
-            state -> (CheckedContinuation<Element?, any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
+            state -> (CheckedContinuation<[Element], any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
             let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
@@ -164,16 +174,27 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         if first { onConsumerGone?() }
     }
 
-    fileprivate func receive() async throws(IMAPError) -> Element? {
-        // A value already buffered is taken without suspending (a listing of thousands takes
-        // most of its values this way); a cancelled consumer takes the slow path, which stops it.
-        if !Task.isCancelled, let element = takeBuffered() { return element }
+    /// The most values a consumer takes from the buffer at once: its iterator hands them out
+    /// one by one without a lock or a generic call each (a listing of thousands takes nearly all
+    /// of its values this way). It bounds what is held outside the buffer, too.
+    static var batchLimit: Int { 64 }
+
+    /// The next values in order, at least one, waiting for them when none is buffered; empty at
+    /// the end. Taking values wakes a producer waiting for the buffer to drain.
+    @usableFromInline func receiveBatch() async throws(IMAPError) -> [Element] {
+        // Values already buffered are taken without suspending; a cancelled consumer takes the
+        // slow path, which stops it.
+        if !Task.isCancelled {
+            let batch = takeBuffered()
+            if !batch.isEmpty { return batch }
+        }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Element], any Error>) in
                     let (step, waiter) = state.withLock {
                         state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
-                        if let element = state.pop() { return (.value(element), state.takeDemandWaiter()) }
+                        let batch = state.popBatch(Self.batchLimit)
+                        if !batch.isEmpty { return (.values(batch), state.takeDemandWaiter()) }
                         if state.finished { return (.end(state.failure), nil) }
                         if state.consumerGone {
                             return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
@@ -183,9 +204,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
                     }
                     waiter?.resume(returning: true)
                     switch step {
-                    case .value(let element): continuation.resume(returning: element)
+                    case .values(let batch): continuation.resume(returning: batch)
                     case .end(let failure?): continuation.resume(throwing: failure)
-                    case .end(nil): continuation.resume(returning: nil)
+                    case .end(nil): continuation.resume(returning: [])
                     case .wait: break
                     }
                 }
@@ -199,31 +220,59 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    /// The next buffered value, waking a producer waiting for the buffer to drain; nil when
-    /// none is buffered.
-    private func takeBuffered() -> Element? {
-        let (element, waiter) = state.withLock { state -> (Element?, CheckedContinuation<Bool, Never>?) in
-            guard let element = state.pop() else { return (nil, nil) }
-            return (element, state.takeDemandWaiter())
+    /// The values buffered now (at most `batchLimit`), waking a producer waiting for the buffer
+    /// to drain; empty when none is buffered.
+    private func takeBuffered() -> [Element] {
+        let (batch, waiter) = state.withLock { state -> ([Element], CheckedContinuation<Bool, Never>?) in
+            let batch = state.popBatch(Self.batchLimit)
+            return (batch, batch.isEmpty ? nil : state.takeDemandWaiter())
         }
         waiter?.resume(returning: true)
-        return element
+        return batch
     }
 
     /// Reads the values in order.
+    ///
+    /// It takes values from the stream in batches (at most `batchLimit`) and hands them out from
+    /// its own array: `next()` is inlined into the consumer and specialised for its element type,
+    /// so a value already taken costs no lock, no generic call and no suspension.
     public final class AsyncIterator: AsyncIteratorProtocol {
-        private let stream: MessageStream<Element>
+        @usableFromInline let stream: MessageStream<Element>
+        /// Values taken from the stream; those before `position` were handed out.
+        @usableFromInline var batch: [Element] = []
+        @usableFromInline var position = 0
 
         init(stream: MessageStream<Element>) { self.stream = stream }
 
         deinit { stream.consumerLeft() }
 
         /// The next value; nil at the end.
-        public func next() async throws(IMAPError) -> Element? { try await stream.receive() }
+        @inlinable public func next() async throws(IMAPError) -> Element? {
+            if position < batch.count && !Task.isCancelled {
+                position += 1
+                return batch[position - 1]
+            }
+            return try await refill(isolation: nil)
+        }
 
         /// The next value; nil at the end.
-        public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
-            try await stream.receive()
+        @inlinable public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
+            if position < batch.count && !Task.isCancelled {
+                position += 1
+                return batch[position - 1]
+            }
+            return try await refill(isolation: actor)
+        }
+
+        /// Takes the next batch from the stream (the handed-out one is let go first) and returns
+        /// its first value; nil at the end.
+        @usableFromInline func refill(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
+            batch = []
+            position = 0
+            batch = try await stream.receiveBatch()
+            guard !batch.isEmpty else { return nil }
+            position = 1
+            return batch[0]
         }
     }
 
@@ -232,7 +281,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 private enum ReceiveStep<Element: Sendable> {
-    case value(Element)
+    case values([Element])
     case end(IMAPError?)
     case wait
 }
