@@ -15,22 +15,29 @@ import Darwin
 //   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench summaries [--messages <n> (default 2000)] [--rounds <n> (default 5)] [--json]
 
-let usage = "usage: mailsearch-bench parse <file> [--rounds <n>] [--json]"
+let usage = "usage: mailsearch-bench <parse|fetch|server-search|summaries> [options] (--help for more)"
 
 let help = """
-    OVERVIEW: Measure the IMAP response parser's throughput on a file of raw server bytes.
+    OVERVIEW: MailSearch's performance goals, each measured beside a baseline in the same run.
 
-    Each round parses the whole file with a fresh ResponseParser, fed in 64 KiB chunks as a
-    socket would deliver them, and the same bytes are scanned for CRLF (memchr) and framed by
-    FrameDecoder as baselines. Best and median MB/s (10^6 bytes) are printed side by side.
+    USAGE: mailsearch-bench <benchmark> [options]
 
-    USAGE: mailsearch-bench parse <file> [--rounds <n>] [--json]
-
-    ARGUMENTS:
-      <file>                A file of raw server bytes (e.g. fetch-envelope-20k.server.txt).
+    BENCHMARKS:
+      parse <file>          The response parser's MB/s on a file of raw server bytes, fed in
+                            64 KiB chunks, beside FrameDecoder and a plain CRLF scan.
+                            (default 7 rounds)
+      fetch                 Dovecot, N generated messages: UID FETCH 1:* of envelopes parsed
+                            through IMAPSession beside a raw TLS read of the same bytes; peak
+                            memory. (default 20000 messages, 5 rounds)
+      server-search         The mock server's and Dovecot's UID SEARCH times over the same
+                            messages. (default 100000 messages, 5 rounds)
+      summaries             Previews from the first N KB of each body; the newest page of 50
+                            in one FETCH, in the previous three commands, and with PREVIEW.
+                            (default 2000 messages, 5 rounds)
 
     OPTIONS:
-      --rounds <n>          Timed rounds per measurement (default 7), after one warm-up round.
+      --messages <n>        Messages to generate (fetch, server-search, summaries).
+      --rounds <n>          Timed rounds per measurement, after one warm-up round.
       --json                One line of JSON instead of the table.
       -h, --help            Show help information.
 
