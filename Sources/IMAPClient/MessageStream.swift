@@ -84,8 +84,18 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// How many values have arrived, of how many expected.
     public var progress: StreamProgress { state.withLock { StreamProgress(received: $0.received, total: $0.total) } }
 
-    /// Values buffered and not yet taken by the consumer.
-    public var bufferedCount: Int { state.withLock { $0.count } }
+    /// Values that arrived and the consumer has not had yet: buffered, or taken by its iterator
+    /// and not handed out.
+    public var bufferedCount: Int { state.withLock { $0.count } + heldByIterator.load(ordering: .relaxed) }
+
+    /// Values the iterator took from the buffer and has not handed out yet.
+    private let heldByIterator = Atomic<Int>(0)
+
+    /// The iterator handed out one of the values it holds.
+    @usableFromInline func iteratorHandedOutOne() { heldByIterator.subtract(1, ordering: .relaxed) }
+
+    /// The iterator holds `count` values not handed out yet.
+    @usableFromInline func iteratorHolds(_ count: Int) { heldByIterator.store(count, ordering: .relaxed) }
 
     /// Sets how many values the stream expects in all.
     func setTotal(_ total: Int?) { state.withLock { $0.total = total } }
@@ -250,6 +260,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         @inlinable public func next() async throws(IMAPError) -> Element? {
             if position < batch.count && !Task.isCancelled {
                 position += 1
+                stream.iteratorHandedOutOne()
                 return batch[position - 1]
             }
             return try await refill(isolation: nil)
@@ -259,6 +270,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         @inlinable public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
             if position < batch.count && !Task.isCancelled {
                 position += 1
+                stream.iteratorHandedOutOne()
                 return batch[position - 1]
             }
             return try await refill(isolation: actor)
@@ -269,9 +281,11 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline func refill(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
             batch = []
             position = 0
+            stream.iteratorHolds(0)
             batch = try await stream.receiveBatch()
             guard !batch.isEmpty else { return nil }
             position = 1
+            stream.iteratorHolds(batch.count - 1)
             return batch[0]
         }
     }
