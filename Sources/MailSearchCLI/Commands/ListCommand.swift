@@ -30,6 +30,8 @@ public struct ListCommand: AsyncParsableCommand {
     public func run(context: CommandContext) async throws(CommandFailure) {
         let (limit, json) = (limit, json)
         // The people index is saved while the session logs out.
+        // The people file is read while the server works; it is updated after the output.
+        let snapshot = Task { await Listing.peopleSnapshot(context: context) }
         let people = try await OpenAccount.with(account, context: context) {
             (open) throws(CommandFailure) -> Task<Void, Never> in
             let shown: MessageList
@@ -49,7 +51,10 @@ public struct ListCommand: AsyncParsableCommand {
                 shown, limit: limit, json: json, empty: "No messages in \(open.mailbox.name).", service: open.service,
                 context: context)
             let settings = open.settings
-            return Task { await Listing.rememberPeople(first, settings: settings, context: context) }
+            let known = await snapshot.value
+            return Task {
+                await Listing.rememberPeople(first, settings: settings, context: context, startingFrom: known)
+            }
         }
         await people.value
     }

@@ -49,14 +49,27 @@ enum Listing {
         return first
     }
 
-    /// Counts the people of `emails` for suggestions; a failure to save is a warning, not an error.
-    static func rememberPeople(_ emails: [Email], settings: AccountSettings, context: CommandContext) async {
+    /// The people file as it is now, read off the cooperative pool: a command starts this (as
+    /// `async let`) before it connects, so the file is decoded while the server works.
+    static func peopleSnapshot(context: CommandContext) async -> PeopleStore.Snapshot? {
+        let directory = SearchHistory.defaultDirectory(environment: context.environment)
+        return try? await BlockingWork.run { () throws(CommandFailure) -> PeopleStore.Snapshot in
+            PeopleStore(directory: directory).snapshot()
+        }
+    }
+
+    /// Counts the people of `emails` for suggestions, starting from `snapshot` when the file
+    /// has not changed since; a failure to save is a warning, not an error.
+    static func rememberPeople(
+        _ emails: [Email], settings: AccountSettings, context: CommandContext,
+        startingFrom snapshot: PeopleStore.Snapshot? = nil
+    ) async {
         let directory = SearchHistory.defaultDirectory(environment: context.environment)
         let key = settings.historyKey
         let shown = Array(emails.prefix(500))
         do {
             try await BlockingWork.run { () throws(CommandFailure) in
-                try PeopleStore(directory: directory).record(shown, account: key)
+                try PeopleStore(directory: directory).record(shown, account: key, startingFrom: snapshot)
             }
         } catch {
             context.standardError.write("warning: \(error.message)\n")

@@ -47,6 +47,8 @@ public struct SearchCommand: AsyncParsableCommand {
         let (limit, query, json) = (limit, query, json)
         // The history (an fsync) is saved while the messages are fetched, and the people index
         // while the session logs out: neither waits for the other.
+        // The people file is read while the server works; it is updated after the output.
+        let snapshot = Task { await Listing.peopleSnapshot(context: context) }
         let people = try await OpenAccount.with(account, context: context) {
             (open) throws(CommandFailure) -> Task<Void, Never> in
             let found: (list: MessageList, warnings: [String])
@@ -73,7 +75,10 @@ public struct SearchCommand: AsyncParsableCommand {
                 throw error
             }
             await recording.value
-            return Task { await Listing.rememberPeople(first, settings: settings, context: context) }
+            let known = await snapshot.value
+            return Task {
+                await Listing.rememberPeople(first, settings: settings, context: context, startingFrom: known)
+            }
         }
         await people.value
     }

@@ -1,6 +1,12 @@
 import Foundation
 import MailSearch
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The addresses and names seen in each account's mail, for `suggest from:...`: kept beside the
 /// search history in `$XDG_STATE_HOME/mailsearch/people.json` (mode 0600), counted once per
 /// message (the messages already counted are remembered, the most recent `seenCapacity`).
@@ -17,14 +23,35 @@ struct PeopleStore {
     /// counted again.
     static let seenCapacity = 10_000
 
-    private struct File: Codable {
+    fileprivate struct File: Codable, Sendable {
         var version = 1
         var accounts: [String: Account] = [:]
     }
 
-    private struct Account: Codable {
+    fileprivate struct Account: Codable, Sendable {
         var people: [String: Int] = [:]
         var seen: [String] = []
+    }
+
+    /// The file as read at one moment, and how it looked on disk then: read while a command
+    /// waits for the server, so that recording afterwards (when the output is already out and
+    /// the process waits for it to exit) does not decode the file again unless it changed.
+    struct Snapshot: Sendable {
+        fileprivate let file: File
+        /// Device, inode, size and modification time; nil when there was no file.
+        fileprivate let stamp: FileStamp?
+    }
+
+    fileprivate struct FileStamp: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: timespec
+
+        static func == (left: FileStamp, right: FileStamp) -> Bool {
+            left.device == right.device && left.inode == right.inode && left.size == right.size
+                && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
+        }
     }
 
     /// The directory of the file (the search history's).
@@ -37,9 +64,24 @@ struct PeopleStore {
         PeopleIndex(frequencies: load().accounts[account]?.people ?? [:])
     }
 
-    /// Counts the senders and recipients of `emails` not counted before.
-    func record(_ emails: [Email], account: String) throws(CommandFailure) {
-        var file = load()
+    /// The file as it is now (read and decoded).
+    func snapshot() -> Snapshot {
+        let stamp = currentStamp()
+        return Snapshot(file: load(), stamp: stamp)
+    }
+
+    /// Counts the senders and recipients of `emails` not counted before. With `snapshot`, its
+    /// contents are used when the file is still the one it was read from (another process may
+    /// have replaced it meanwhile: then the file is read again).
+    func record(_ emails: [Email], account: String, startingFrom snapshot: Snapshot? = nil) throws(CommandFailure) {
+        var file: File
+        if let snapshot, let stamp = snapshot.stamp, currentStamp() == stamp {
+            file = snapshot.file
+        } else if let snapshot, snapshot.stamp == nil, currentStamp() == nil {
+            file = snapshot.file
+        } else {
+            file = load()
+        }
         var entry = file.accounts[account] ?? Account()
         var seen = Set(entry.seen)
         var changed = false
@@ -71,6 +113,14 @@ struct PeopleStore {
             throw CommandFailure("cannot encode \(path): \(error)")
         }
         try AtomicFile.write(bytes, to: path)
+    }
+
+    private func currentStamp() -> FileStamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileStamp(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modified: status.st_mtim)
     }
 
     private func load() -> File {

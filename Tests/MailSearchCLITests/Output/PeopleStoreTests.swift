@@ -1,0 +1,57 @@
+import Foundation
+import MailSearch
+import Testing
+
+@testable import MailSearchCLI
+
+/// The people file read before a command's output and updated after it: the early read is used
+/// only while the file is unchanged, so counts another process saved meanwhile are kept.
+@Suite struct PeopleStoreTests {
+    static func email(_ uid: UInt32, from address: String) -> Email {
+        Email(
+            id: Email.ID(mailbox: "INBOX", uidValidity: 1, uid: uid),
+            from: Email.Person(name: nil, address: address), subject: "s", date: Date(timeIntervalSince1970: 0))
+    }
+
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("people-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func aSnapshotOfAnUnchangedFileCountsLikeAFreshRead() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = PeopleStore(directory: directory)
+        try store.record([Self.email(1, from: "ann@example.com")], account: "a")
+        let snapshot = store.snapshot()
+        try store.record([Self.email(2, from: "ann@example.com")], account: "a", startingFrom: snapshot)
+        #expect(store.index(account: "a").frequency(of: "ann@example.com") == 2)
+    }
+
+    @Test func aFileReplacedAfterTheSnapshotIsReadAgain() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = PeopleStore(directory: directory)
+        try store.record([Self.email(1, from: "ann@example.com")], account: "a")
+        let snapshot = store.snapshot()
+        // Another process counts two more messages meanwhile.
+        try store.record(
+            [Self.email(2, from: "bob@example.com"), Self.email(3, from: "ann@example.com")], account: "a")
+        try store.record([Self.email(4, from: "ann@example.com")], account: "a", startingFrom: snapshot)
+        let index = store.index(account: "a")
+        #expect(index.frequency(of: "ann@example.com") == 3)
+        #expect(index.frequency(of: "bob@example.com") == 1)
+    }
+
+    @Test func aFileCreatedAfterASnapshotOfNoFileIsReadAgain() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = PeopleStore(directory: directory)
+        let snapshot = store.snapshot()
+        try store.record([Self.email(1, from: "bob@example.com")], account: "a")
+        try store.record([Self.email(2, from: "ann@example.com")], account: "a", startingFrom: snapshot)
+        #expect(store.index(account: "a").frequency(of: "bob@example.com") == 1)
+        #expect(store.index(account: "a").frequency(of: "ann@example.com") == 1)
+    }
+}
