@@ -121,7 +121,11 @@ public actor IMAPMailService: MailService {
     // MARK: - Listing and searching
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
-        let list = try await listing()
+        var list = try await listing()
+        // Which are unread, so a view that holds a few pages still counts the whole mailbox.
+        let unread: SearchResult
+        do { unread = try await connection.search([.unseen, .undeleted]) } catch { throw MailServiceError(error) }
+        list.unreadUIDs = unread.uids
         return try await page(of: list, offset: 0, pageSize: pageSize)
     }
 

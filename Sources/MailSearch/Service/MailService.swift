@@ -96,11 +96,17 @@ public struct MessageList: Hashable, Sendable {
     /// message, which also gives the session its sequence-to-UID map, and drops those per page).
     public var hidesDeleted: Bool
 
+    /// The UIDs of the listed messages that were unread when listed (a mailbox listing says,
+    /// for the count of unread messages a view shows without holding every row); nil when the
+    /// service did not say.
+    public var unreadUIDs: [UInt32]?
+
     /// A list.
-    public init(ids: [Email.ID], total: Int? = nil, hidesDeleted: Bool = false) {
+    public init(ids: [Email.ID], total: Int? = nil, hidesDeleted: Bool = false, unreadUIDs: [UInt32]? = nil) {
         self.ids = ids
         self.total = total ?? ids.count
         self.hidesDeleted = hidesDeleted
+        self.unreadUIDs = unreadUIDs
     }
 }
 

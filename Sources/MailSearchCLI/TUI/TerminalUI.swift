@@ -216,6 +216,8 @@ extension TerminalScreen.ModelRequest {
         case .chooseSuggestion(let text): model.chooseSuggestion(text)
         case .loadMore: model.loadMore()
         case .loadMoreResults: model.loadMoreResults()
+        case .show(let rows): model.show(rows)
+        case .showResults(let rows): model.showResults(rows)
         case .toggleRead(let id): model.toggleRead(id)
         case .togglePin(let id): model.togglePin(id)
         case .refresh: model.refresh()

@@ -136,8 +136,11 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             connection: .failed(Fixture.failure.message)),
         .init(.data, .mailbox(.arrived([Fixture.newcomer])), .emails, .data, .empty, []),
         .init(.empty, .mailbox(.arrived([Fixture.newcomer])), .emails, .data, .empty, []),
+        // The page shown is gone: the next one, not held yet, is what shows now.
         .init(
-            .data, .mailbox(.expunged([1, 2, 3, 4].map(Fixture.id))), .emails, .empty, .empty, []),
+            .data, .mailbox(.expunged([1, 2, 3, 4].map(Fixture.id))), .emails, .data, .empty,
+            [.loadPage(.inbox, generation: 2, all, offset: 4, pageSize: 4)]),
+        .init(.data, .mailbox(.expunged(Fixture.emails.map(\.id))), .emails, .empty, .empty, []),
         .init(.results, .mailbox(.expunged(Fixture.emails.map(\.id))), .search, .empty, .empty, []),
         // Stop.
         .init(.data, .stop, .emails, .data, .empty, [.stopListening, .close], connection: .closed),
