@@ -121,11 +121,7 @@ public actor IMAPMailService: MailService {
     // MARK: - Listing and searching
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
-        var list = try await listing()
-        // Which are unread, so a view that holds a few pages still counts the whole mailbox.
-        let unread: SearchResult
-        do { unread = try await connection.search([.unseen, .undeleted]) } catch { throw MailServiceError(error) }
-        list.unreadUIDs = unread.uids
+        let list = try await listing()
         return try await page(of: list, offset: 0, pageSize: pageSize)
     }
 
@@ -140,6 +136,14 @@ public actor IMAPMailService: MailService {
         listed = true
         await startPumpIfWatched()
         return list
+    }
+
+    /// One UID SEARCH UNSEEN UNDELETED, unsorted (a sort would cost as much as the listing's).
+    public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? {
+        _ = try await openDescription()
+        do { return try await connection.search([.unseen, .undeleted], ordered: false).uids } catch {
+            throw MailServiceError(error)
+        }
     }
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {

@@ -200,12 +200,11 @@ public final class InMemoryMailService: MailService {
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
         try await begin(.list)
-        let emails = state.withLock { state in
+        let ids = state.withLock { state in
             (state.messages[mailbox] ?? []).filter { !$0.email.flags.contains(.deleted) }.map(\.email)
         }
-        .sorted(by: Self.newestFirst)
-        let list = MessageList(ids: emails.map(\.id), unreadUIDs: emails.filter { !$0.isRead }.map(\.uid))
-        return page(list, offset: 0, pageSize: pageSize)
+        .sorted(by: Self.newestFirst).map(\.id)
+        return page(MessageList(ids: ids), offset: 0, pageSize: pageSize)
     }
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {
@@ -245,6 +244,12 @@ public final class InMemoryMailService: MailService {
     public func setPinned(_ isPinned: Bool, for emails: [Email.ID]) async throws(MailServiceError) -> FlagChangeResult {
         try await begin(.setPinned)
         return change(pinFlag, isPinned, emails)
+    }
+
+    public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? {
+        state.withLock { state in
+            (state.messages[mailbox] ?? []).map(\.email).filter { !$0.isRead && !$0.flags.contains(.deleted) }.map(\.uid)
+        }
     }
 
     public func events() -> AsyncStream<MailServiceEvent> {

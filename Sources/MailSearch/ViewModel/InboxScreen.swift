@@ -31,6 +31,9 @@ package struct InboxScreen: Hashable, Sendable {
         case listLoaded(generation: Int, EmailPage)
         /// The listing failed.
         case listFailed(generation: Int, MailServiceError)
+        /// The mailbox's unread messages were counted (nil: the service cannot say; a failure
+        /// is nil too, the count is not worth a notice).
+        case unreadCounted(generation: Int, [UInt32]?)
         /// The search field gained (true) or lost (false) focus.
         case searchingChanged(Bool)
         /// The search field's text changed.
@@ -87,6 +90,9 @@ package struct InboxScreen: Hashable, Sendable {
         case stopListening
         /// List the mailbox's first page; answer with `listLoaded`/`listFailed` of `generation`.
         case loadList(generation: Int, pageSize: Int)
+        /// Find the mailbox's unread messages (`MailService.unreadUIDs()`), after its first page
+        /// is in; answer with `unreadCounted` of `generation`.
+        case countUnread(generation: Int)
         /// Run a search; answer with `searchCompleted`/`searchFailed` of `generation`.
         case search(generation: Int, Query, pageSize: Int)
         /// Cancel the search of `generation` and its page loads (their answers would be ignored).
@@ -209,6 +215,7 @@ package struct InboxScreen: Hashable, Sendable {
     private var isListening = false
 
     private var listLoad: Request?
+    private var unreadLoad: Request?
     private var inboxPageLoad: Request?
     private var searchLoad: Request?
     private var resultsPageLoad: Request?
@@ -282,6 +289,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .openFailed(let error): return openFailed(error)
         case .listLoaded(let generation, let page): return listLoaded(generation, page)
         case .listFailed(let generation, let error): return listFailed(generation, error)
+        case .unreadCounted(let generation, let uids): return unreadCounted(generation, uids)
         case .searchingChanged(let isSearching): return searchingChanged(isSearching)
         case .queryChanged(let text):
             query = text
@@ -348,6 +356,7 @@ package struct InboxScreen: Hashable, Sendable {
         emailsListState = .loading
         listGeneration += 1
         listLoad = nil
+        unreadLoad = nil
         inboxPageLoad = nil
         return [.open]
     }
@@ -380,6 +389,7 @@ package struct InboxScreen: Hashable, Sendable {
         }
         listGeneration += 1
         listLoad = nil
+        unreadLoad = nil
         inboxPageLoad = nil
         connection = .closed
         effects.append(.close)
@@ -423,21 +433,35 @@ package struct InboxScreen: Hashable, Sendable {
         inboxWindow.insert(page: inboxWindow.page(ofOffset: page.offset), adopted.filter { listed.contains($0.id) })
         inboxWindow.arrive(adopted.filter { !listed.contains($0.id) })
         inboxWindow.remove(expunged)
-        unreadUIDs = page.list.unreadUIDs.map(Set.init)
-        // The unread were counted with the listing: what changed since is brought onto them.
-        for event in eventLog[min(max(0, request.firstEvent - eventLogStart), eventLog.count)...] {
-            switch event {
-            case .flagsChanged(let id, let flags): markRead(id, flags.contains(.seen))
-            case .expunged(let ids): for id in ids { forgetUnread(id) }
-            case .arrived, .reloadNeeded, .connectionLost, .connectionRestored, .failed, .alert: continue
-            }
-        }
-        for email in adopted { markRead(email.id, email.isRead) }
         inboxList = page.list
         inboxShown = 0..<pageSize
         emailsListState = inboxWindow.isEmpty ? .empty : .data
         countPeople(in: adopted)
         if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }
+        // Counted once the first page shows, so the count never delays it.
+        unreadLoad = Request(generation: generation, firstEvent: nextEventNumber)
+        return [.countUnread(generation: generation)]
+    }
+
+    private mutating func unreadCounted(_ generation: Int, _ uids: [UInt32]?) -> [Effect] {
+        guard let request = unreadLoad, request.generation == generation else { return [] }
+        unreadLoad = nil
+        guard let uids else {
+            unreadUIDs = nil
+            return []
+        }
+        unreadUIDs = Set(uids)
+        // What changed since the count was asked for is brought onto it; held rows are the
+        // freshest word on their own flags (pending changes shown).
+        for event in eventLog[min(max(0, request.firstEvent - eventLogStart), eventLog.count)...] {
+            switch event {
+            case .flagsChanged(let id, let flags): markRead(id, flags.contains(.seen))
+            case .expunged(let ids): for id in ids { forgetUnread(id) }
+            case .arrived(let emails): for email in emails { markRead(email.id, email.isRead) }
+            case .reloadNeeded, .connectionLost, .connectionRestored, .failed, .alert: continue
+            }
+        }
+        for email in inboxWindow.residentEmails { markRead(email.id, email.isRead) }
         return []
     }
 
@@ -980,7 +1004,8 @@ package struct InboxScreen: Hashable, Sendable {
 
     /// Forgets live changes no request in flight can have missed.
     private mutating func trimEventLog() {
-        let oldest = [listLoad, inboxPageLoad, searchLoad, resultsPageLoad].compactMap { $0?.firstEvent }.min()
+        let oldest = [listLoad, unreadLoad, inboxPageLoad, searchLoad, resultsPageLoad].compactMap { $0?.firstEvent }
+            .min()
         let keepFrom = oldest ?? nextEventNumber
         let drop = min(eventLog.count, max(0, keepFrom - eventLogStart))
         if drop > 0 {

@@ -116,7 +116,7 @@ public final class InboxViewModel {
     // MARK: - The driver's own state
 
     private enum JobKey: Hashable {
-        case open, listen, list, inboxPage, close, history, script
+        case open, listen, list, unread, inboxPage, close, history, script
         case search(Int)
         case resultsPage(Int)
         case flagChange(Int)
@@ -306,6 +306,12 @@ public final class InboxViewModel {
                     self.send(.listFailed(generation: generation, error))
                 }
             }
+        case .countUnread(let generation):
+            run(.unread) {
+                let uids: [UInt32]?
+                do throws(MailServiceError) { uids = try await service.unreadUIDs() } catch { uids = nil }
+                self.send(.unreadCounted(generation: generation, uids))
+            }
         case .search(let generation, let query, let pageSize):
             run(.search(generation)) {
                 do throws(MailServiceError) {
@@ -353,6 +359,7 @@ public final class InboxViewModel {
         case .close:
             cancel(.open)
             cancel(.list)
+            cancel(.unread)
             cancel(.inboxPage)
             // A flag change in flight is let finish: its outcome is the server's, and the
             // screen rolls it back if it fails.

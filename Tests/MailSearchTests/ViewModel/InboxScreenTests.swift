@@ -45,8 +45,13 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             .opening, .opened(Fixture.mailbox), .emails, .loading, .empty,
             [.listen, .loadList(generation: 2, pageSize: 4)], connection: .open),
         .init(.opening, .openFailed(Fixture.failure), .emails, failed, .empty, []),
-        .init(.listing, .listLoaded(generation: 2, Fixture.page()), .emails, .data, .empty, []),
-        .init(.listing, .listLoaded(generation: 2, Fixture.page([])), .emails, .empty, .empty, []),
+        // The unread are counted once the first page shows.
+        .init(
+            .listing, .listLoaded(generation: 2, Fixture.page()), .emails, .data, .empty,
+            [.countUnread(generation: 2)]),
+        .init(
+            .listing, .listLoaded(generation: 2, Fixture.page([])), .emails, .empty, .empty,
+            [.countUnread(generation: 2)]),
         .init(.listing, .listFailed(generation: 2, Fixture.failure), .emails, failed, .empty, []),
         .init(.listing, .listLoaded(generation: 1, Fixture.page()), .emails, .loading, .empty, []),
         .init(.listFailed, .refresh, .emails, .loading, .empty, [.loadList(generation: 3, pageSize: 4)]),

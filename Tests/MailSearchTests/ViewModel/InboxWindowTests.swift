@@ -37,7 +37,7 @@ private struct PagedMailbox {
     }
 
     var list: MessageList {
-        MessageList(ids: emails.map(\.id), unreadUIDs: emails.filter { !$0.isRead }.map(\.uid))
+        MessageList(ids: emails.map(\.id))
     }
 
     func page(_ list: MessageList, offset: Int, pageSize: Int) -> EmailPage {
@@ -117,6 +117,8 @@ private struct WindowDriver {
         switch effect {
         case .loadList(let generation, let pageSize):
             return [.listLoaded(generation: generation, mailbox.page(mailbox.list, offset: 0, pageSize: pageSize))]
+        case .countUnread(let generation):
+            return [.unreadCounted(generation: generation, mailbox.emails.filter { !$0.isRead }.map(\.uid))]
         case .loadPage(let target, let generation, let list, let offset, let pageSize):
             pagesAsked.append(offset)
             return [.pageLoaded(target, generation: generation, mailbox.page(list, offset: offset, pageSize: pageSize))]
@@ -246,6 +248,27 @@ private struct WindowDriver {
         #expect(window.pinnedEmails.map(\.subject) == ["Message 5"])
         #expect(window.email(PagedMailbox.id(5))?.isRead == true)
         #expect(driver.screen.unreadCount == unread.map { $0 - 1 }, "counted at once, held or not")
+    }
+
+    @Test func theUnreadCountIsTheMailboxsAndFollowsChangesToRowsNotHeld() throws {
+        var driver = WindowDriver(PagedMailbox(count: 5000))
+        driver.start()
+        driver.scroll(to: 3000)
+        let unread = try #require(driver.screen.unreadCount)
+        #expect(unread == 3333, "the whole mailbox's, not the rows held")
+        // Read elsewhere, then unread again, while its page is not held.
+        driver.feed(.mailbox(.flagsChanged(PagedMailbox.id(5), [.seen])))
+        #expect(driver.screen.unreadCount == unread - 1)
+        driver.feed(.mailbox(.flagsChanged(PagedMailbox.id(5), [])))
+        #expect(driver.screen.unreadCount == unread)
+        let newcomer = Email(
+            id: Email.ID(mailbox: PagedMailbox.name, uidValidity: 1, uid: 200_000), from: Email.Person(name: nil, address: "n@x"),
+            subject: "New", date: Date(timeIntervalSince1970: 1_710_470_000), preview: "", flags: [])
+        driver.feed(.mailbox(.arrived([newcomer])))
+        #expect(driver.screen.unreadCount == unread + 1)
+        // An unread message of another mailbox (a search everywhere) is not the inbox's.
+        driver.feed(.mailbox(.flagsChanged(Email.ID(mailbox: "Archive", uidValidity: 1, uid: 99_999), [])))
+        #expect(driver.screen.unreadCount == unread + 1)
     }
 
     @Test func anExpungeOfARowNotHeldTakesItOutOfTheCountAndTheList() {
