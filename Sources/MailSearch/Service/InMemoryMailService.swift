@@ -248,7 +248,8 @@ public final class InMemoryMailService: MailService {
 
     public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? {
         state.withLock { state in
-            (state.messages[mailbox] ?? []).map(\.email).filter { !$0.isRead && !$0.flags.contains(.deleted) }.map(\.uid)
+            (state.messages[mailbox] ?? []).map(\.email).filter { !$0.isRead && !$0.flags.contains(.deleted) }.map(
+                \.uid)
         }
     }
 

@@ -12,12 +12,20 @@ import Synchronization
 /// search history, and publishes the machine's state as observable properties, each changed
 /// only when its value does.
 ///
+/// The lists are windows (``MailListWindow``): a view says which rows it shows (``show(_:)``,
+/// ``showResults(_:)``), their pages are fetched by offset into the listing, and pages more
+/// than one away from them are dropped, so scrolling 100,000 messages holds a few pages (at
+/// most six of 50 for the terminal UI at 80x24) plus the pinned messages, and the unread count
+/// (``unreadCount``) is the mailbox's, not the held rows'.
+///
 /// ```swift
 /// struct InboxView: View {
 ///     @Bindable var model: InboxViewModel
 ///     @Environment(\.isSearching) private var isSearching
 ///     var body: some View {
 ///         List { ForEach(model.pinnedEmails) { ... }; ForEach(model.unpinnedEmails) { ... } }
+///             // or, over the whole mailbox: ForEach(0..<model.inboxWindow.count) { row in
+///             //     Row(model.inboxWindow[row]).onAppear { model.show(row - 50..<row + 50) } }
 ///             .searchable(text: $model.searchText) {
 ///                 ForEach(model.suggestions, id: \.text) { Text($0.text).searchCompletion($0.text) }
 ///             }

@@ -11,7 +11,7 @@ package import MailSearch
 /// > ●📌 AD Albus Dumbledore     About Nicolas Flamel  To the well-organized…  Mar 14
 ///  INBOX
 ///    ●   Team                 Reminder: Team meeting at 3 PM.  Hi all, the…   Mar 9
-///                          Updated just now · 11 unread of the newest 50
+///                          Updated just now · 11 unread
 ///  u Read  p Unpin  ⏎ Open  / Search  R Refresh  ? Help  q Quit
 /// ```
 /// Rows follow the swipe-actions document's MailCell: unread dot, pin, initials, the sender
@@ -318,7 +318,8 @@ package struct InboxRenderer {
             case .error: parts.append("Could not check for mail")
             case .data, .empty:
                 if parts.isEmpty { parts.append(updated(screen.lastUpdated)) }
-                // The whole mailbox's count (the listing's, kept up to date), not the rows held.
+                // The whole mailbox's count (counted after the listing, kept up to date), not the
+                // rows held; absent until it is in.
                 if let unread = snapshot.unreadCount { parts.append("\(unread) unread") }
             }
             if snapshot.isLoadingMore { parts.append("Loading more...") }
@@ -399,7 +400,7 @@ package struct InboxRenderer {
         " Moving",
         "   j k  ↓ ↑          next, previous message",
         "   PgDn PgUp  Space  a page down, up",
-        "   g G  Home End     first, last message (more load at the end of the list)",
+        "   g G  Home End     first, last message of the mailbox (its page loads at once)",
         " Acting on the selected message",
         "   Enter             open it (headers and text; opening never marks it read)",
         "   u                 Read / Unread",

@@ -154,8 +154,9 @@ final class TerminalUI {
 
     /// The model's state now; registers for its next change unless a registration is waiting.
     /// While one waits, nothing the snapshot reads has changed (`onChange` runs as the first
-    /// change is made), so the last snapshot is the model's state: a key press costs no copy of
-    /// the lists, which hold the whole mailbox once it is scrolled through.
+    /// change is made), so the last snapshot is the model's state: a key press that changes
+    /// nothing in the model takes no snapshot (one that does copies windows of a few pages,
+    /// sharing their storage with the model).
     private func snapshot() -> InboxSnapshot {
         let flag = observation
         let registered = flag.isRegistered.withLock { isRegistered in

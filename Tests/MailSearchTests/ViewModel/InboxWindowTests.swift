@@ -262,7 +262,8 @@ private struct WindowDriver {
         driver.feed(.mailbox(.flagsChanged(PagedMailbox.id(5), [])))
         #expect(driver.screen.unreadCount == unread)
         let newcomer = Email(
-            id: Email.ID(mailbox: PagedMailbox.name, uidValidity: 1, uid: 200_000), from: Email.Person(name: nil, address: "n@x"),
+            id: Email.ID(mailbox: PagedMailbox.name, uidValidity: 1, uid: 200_000),
+            from: Email.Person(name: nil, address: "n@x"),
             subject: "New", date: Date(timeIntervalSince1970: 1_710_470_000), preview: "", flags: [])
         driver.feed(.mailbox(.arrived([newcomer])))
         #expect(driver.screen.unreadCount == unread + 1)
