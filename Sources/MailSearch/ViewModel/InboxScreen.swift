@@ -145,6 +145,8 @@ package struct InboxScreen: Hashable, Sendable {
         var firstEvent: Int
         /// The page asked for (page loads).
         var page = 0
+        /// The pinned messages asked for by UID, when it is their rows that load.
+        var pinned: [Email.ID]?
     }
 
     /// How many messages a page holds.
@@ -208,9 +210,9 @@ package struct InboxScreen: Hashable, Sendable {
     private var unreadUIDs: Set<UInt32>?
 
     private var people = PeopleIndex()
-    /// The messages whose people are counted, by UIDVALIDITY and UID (compact: it grows with
-    /// every message scrolled past, not with its rows).
-    private var peopleCounted: Set<UInt64> = []
+    /// The messages whose people are counted, as runs of UIDs per mailbox: a mailbox scrolled
+    /// page by page is a few runs, not a set of every message scrolled past.
+    private var peopleCounted: [MailboxKey: UIDRuns] = [:]
     private var historyRequested = false
     private var isListening = false
 
@@ -576,7 +578,7 @@ package struct InboxScreen: Hashable, Sendable {
     private mutating func countPeople(in emails: [Email]) {
         var counted = false
         for email in emails
-        where peopleCounted.insert(UInt64(email.id.uidValidity) << 32 | UInt64(email.id.uid)).inserted {
+        where peopleCounted[MailboxKey(email.id), default: UIDRuns()].insert(email.id.uid) {
             for person in [email.from] + email.to + email.cc where !person.address.isEmpty {
                 people.add(address: person.address, name: person.name)
                 counted = true
@@ -588,10 +590,12 @@ package struct InboxScreen: Hashable, Sendable {
     // MARK: - Further pages: the window
 
     /// How many pages are kept either side of the pages the view shows (``Event/show(_:rows:)``):
-    /// the rows held are those pages', the pinned ones and the arrivals, never more. The
-    /// terminal UI shows a screenful and asks for two more either side (five screenfuls, at
-    /// most four pages of 50 at 80x24), so at most six pages of 50 are held, however far it
-    /// scrolled.
+    /// the rows held are those pages', the pinned ones among the rows shown and a page either
+    /// side of them (the Pinned section keeps every pinned message seen, by UID, and fetches
+    /// their rows again by UID), and the arrivals, never more. The terminal UI shows a screenful
+    /// and asks for two more either side (five screenfuls, 105 rows at 80x24, touching at most
+    /// four pages of 50), so at most six pages of 50 and 205 pinned rows are held, however far
+    /// it scrolled.
     package static let pagesKeptAround = 1
 
     private mutating func loadMore(_ target: Target) -> [Effect] {
@@ -655,19 +659,31 @@ package struct InboxScreen: Hashable, Sendable {
         guard let wanted = Self.pages(shown(target), in: window(target)), let kept = keptPages(target) else {
             return []
         }
+        let shown = shown(target)
+        // Pinned rows are held near the view only, like pages: a page of rows either side.
+        let keptPinned = (shown.lowerBound - pageSize)..<max(shown.lowerBound - pageSize, shown.upperBound + pageSize)
         modifyWindow(target) { window in
             for page in window.residentPages where !kept.contains(page) { window.drop(page: page) }
+            window.dropPinnedRows(outside: keptPinned)
         }
         guard pageLoad(target) == nil, isPageable(target), let list = list(target) else { return [] }
         let window = window(target)
+        let generation = target == .inbox ? listGeneration : searchGeneration
+        let pinnedShown = window.pinnedNotHeld(in: shown)
+        if !pinnedShown.isEmpty {
+            // Pinned rows in view come first: fetched by UID, not by page.
+            setPageLoad(
+                target, Request(generation: generation, firstEvent: nextEventNumber, page: -1, pinned: pinnedShown))
+            return [
+                .loadPage(target, generation: generation, MessageList(ids: pinnedShown), offset: 0, pageSize: pageSize)
+            ]
+        }
         // The middle of the rows shown is what is in view (the view asks for as many rows either
         // side of it), also at the ends of the list.
-        let shown = shown(target)
         let center = shown.lowerBound + shown.count / 2
         let middle = Self.pages(center..<center + 1, in: window)?.lowerBound ?? wanted.lowerBound
         let missing = wanted.filter { !window.isResident($0) }.min { abs($0 - middle) < abs($1 - middle) }
         guard let missing else { return [] }
-        let generation = target == .inbox ? listGeneration : searchGeneration
         setPageLoad(target, Request(generation: generation, firstEvent: nextEventNumber, page: missing))
         return [
             .loadPage(target, generation: generation, list, offset: window.offset(ofPage: missing), pageSize: pageSize)
@@ -675,13 +691,22 @@ package struct InboxScreen: Hashable, Sendable {
     }
 
     private mutating func pageLoaded(_ target: Target, _ generation: Int, _ page: EmailPage) -> [Effect] {
-        guard let request = pageLoad(target), request.generation == generation,
-            window(target).page(ofOffset: page.offset) == request.page
-        else { return [] }
+        guard let request = pageLoad(target), request.generation == generation else { return [] }
+        if let asked = request.pinned {
+            guard page.list.ids == asked else { return [] }
+        } else {
+            guard window(target).page(ofOffset: page.offset) == request.page else { return [] }
+        }
         setPageLoad(target, nil)
         var emails = page.emails
         let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
         let adopted = adopting(emails)
+        if let asked = request.pinned {
+            modifyWindow(target) { $0.insertPinned(adopted, asked: asked) }
+            for email in adopted { markRead(email.id, email.isRead) }
+            countPeople(in: adopted)
+            return windowChanged(target)
+        }
         let keep = keptPages(target)?.contains(request.page) ?? false
         modifyWindow(target) { $0.insert(page: request.page, adopted, keep: keep) }
         for email in adopted { markRead(email.id, email.isRead) }
@@ -847,6 +872,7 @@ package struct InboxScreen: Hashable, Sendable {
     private mutating func setFlags(_ flags: [Flag], of id: Email.ID) {
         let pinFlag = pinFlag
         inboxWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+        if !flags.contains(pinFlag) { inboxWindow.unpinNotHeld(id) }
         resultsWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
         markRead(id, flags.contains(.seen))
     }
@@ -1012,5 +1038,43 @@ package struct InboxScreen: Hashable, Sendable {
             eventLog.removeFirst(drop)
             eventLogStart += drop
         }
+    }
+}
+
+/// A mailbox by name and UIDVALIDITY.
+private struct MailboxKey: Hashable, Sendable {
+    var name: String
+    var uidValidity: UInt32
+
+    init(_ id: Email.ID) {
+        name = id.mailbox
+        uidValidity = id.uidValidity
+    }
+}
+
+/// A set of UIDs as sorted runs that neither overlap nor touch.
+private struct UIDRuns: Hashable, Sendable {
+    private var runs: [ClosedRange<UInt32>] = []
+
+    /// Adds `uid`; false when it was in already.
+    mutating func insert(_ uid: UInt32) -> Bool {
+        // The first run that does not end before `uid`.
+        var (low, high) = (0, runs.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if runs[middle].upperBound < uid { low = middle + 1 } else { high = middle }
+        }
+        if low < runs.count && runs[low].contains(uid) { return false }
+        let joinsBefore = low > 0 && runs[low - 1].upperBound + 1 == uid
+        let joinsAfter = low < runs.count && uid + 1 == runs[low].lowerBound
+        switch (joinsBefore, joinsAfter) {
+        case (true, true):
+            runs[low - 1] = runs[low - 1].lowerBound...runs[low].upperBound
+            runs.remove(at: low)
+        case (true, false): runs[low - 1] = runs[low - 1].lowerBound...uid
+        case (false, true): runs[low] = uid...runs[low].upperBound
+        case (false, false): runs.insert(uid...uid, at: low)
+        }
+        return true
     }
 }

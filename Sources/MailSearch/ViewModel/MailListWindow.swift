@@ -4,7 +4,8 @@
 /// to them.
 ///
 /// The list's messages are numbered as a view lists them: the Pinned section first (the inbox
-/// only; pinned rows are kept whatever the window, they are few), then the others newest first:
+/// only: every pinned message seen is kept in it by UID, its row held only near the view, and
+/// fetched again by UID when the view comes back to it), then the others newest first:
 /// the messages that arrived since the listing, then the list's pages in order. A page that is
 /// not held counts as many messages as it showed when it was last held, or as it lists before
 /// it was ever loaded (a page leaves out messages marked deleted, and pinned ones, so that is
@@ -32,7 +33,16 @@ public struct MailListWindow: Hashable, Sendable {
     /// window is recognised without comparing its rows.
     public private(set) var revision = 0
 
-    private var pinned: [Row] = []
+    /// A message of the Pinned section: its UID and place, whether or not its row is held.
+    private struct PinnedEntry: Hashable, Sendable {
+        var id: Email.ID
+        var order: Int
+    }
+
+    /// The Pinned section in order; `pinnedRows` holds the rows of some of them.
+    private var pinned: [PinnedEntry] = []
+    private var pinnedIDs: Set<Email.ID> = []
+    private var pinnedRows: [Email.ID: Row] = [:]
     private var arrivals: [Row] = []
     private var pages: [Int: [Row]] = [:]
     /// For each page, how many messages it counts for while it is not held.
@@ -69,8 +79,9 @@ public struct MailListWindow: Hashable, Sendable {
     public var isEmpty: Bool { count == 0 }
     /// The pages whose rows are held, in order.
     public var residentPages: [Int] { pages.keys.sorted() }
-    /// How many rows are held: the pinned ones, the arrivals and those of the held pages.
-    public var residentCount: Int { pinned.count + arrivals.count + pages.values.reduce(0) { $0 + $1.count } }
+    /// How many rows are held: the pinned ones near the view, the arrivals and those of the held
+    /// pages.
+    public var residentCount: Int { pinnedRows.count + arrivals.count + pages.values.reduce(0) { $0 + $1.count } }
     /// Whether page `page` is held.
     public func isResident(_ page: Int) -> Bool { pages[page] != nil }
 
@@ -78,7 +89,7 @@ public struct MailListWindow: Hashable, Sendable {
     /// held (or `position` is out of range).
     public subscript(position: Int) -> Email? {
         guard position >= 0 else { return nil }
-        if position < pinned.count { return pinned[position].email }
+        if position < pinned.count { return pinnedRows[pinned[position].id]?.email }
         return other(at: position - pinned.count)
     }
 
@@ -111,7 +122,7 @@ public struct MailListWindow: Hashable, Sendable {
     /// The position of held message `id` (pinned first, then the others), or nil when it is not
     /// held. Looks through the held rows only, which are few.
     public func position(of id: Email.ID) -> Int? {
-        if let index = pinned.firstIndex(where: { $0.email.id == id }) { return index }
+        if let row = pinnedRows[id] { return pinnedIndex(of: row.order, id) }
         if let index = arrivals.firstIndex(where: { $0.email.id == id }) { return pinned.count + index }
         for (page, rows) in pages {
             if let index = rows.firstIndex(where: { $0.email.id == id }) { return pinned.count + starts[page] + index }
@@ -121,12 +132,19 @@ public struct MailListWindow: Hashable, Sendable {
 
     /// Held message `id`, or nil when it is not held.
     public func email(_ id: Email.ID) -> Email? {
+        if let row = pinnedRows[id] { return row.email }
         guard let position = position(of: id) else { return nil }
         return self[position]
     }
 
     /// The held pinned messages, newest first.
-    public var pinnedEmails: [Email] { pinned.map(\.email) }
+    public var pinnedEmails: [Email] { pinned.compactMap { pinnedRows[$0.id]?.email } }
+
+    /// The pinned messages at `positions` whose rows are not held, at most a page of them.
+    public func pinnedNotHeld(in positions: Range<Int>) -> [Email.ID] {
+        let range = positions.clamped(to: 0..<pinned.count)
+        return Array(pinned[range].lazy.map(\.id).filter { self.pinnedRows[$0] == nil }.prefix(pageSize))
+    }
     /// The held messages that are not in the Pinned section, in order (arrivals, then the held
     /// pages; a gap where a page is not held).
     public var otherEmails: [Email] {
@@ -135,7 +153,7 @@ public struct MailListWindow: Hashable, Sendable {
     /// Every held message in the list's order, pinned or not.
     public var residentEmails: [Email] {
         let others = arrivals + pages.keys.sorted().flatMap { pages[$0]! }
-        return merged(pinned, others).map(\.email)
+        return merged(pinned.compactMap { pinnedRows[$0.id] }, others).map(\.email)
     }
 
     /// The page that `offset` into the list starts.
@@ -155,7 +173,7 @@ public struct MailListWindow: Hashable, Sendable {
         let orders = orderInList(emails, from: base)
         var rows: [Row] = []
         for (email, order) in zip(emails, orders) {
-            removeAnywhere(email.id)
+            removeAnywhere(email.id, order: order)
             if pinnedSection && email.isPinned {
                 insertPinned(Row(email: email, order: order))
             } else {
@@ -167,6 +185,40 @@ public struct MailListWindow: Hashable, Sendable {
             counts[page] = rows.count
         }
         changed()
+    }
+
+    /// Holds the rows of pinned messages fetched again by UID (`asked`): each still pinned is
+    /// held in its place; one no longer pinned goes back into its page (or its count); one
+    /// missing from `emails` (expunged meanwhile) leaves the section.
+    package mutating func insertPinned(_ emails: [Email], asked: [Email.ID]) {
+        let found = Dictionary(emails.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in asked {
+            guard let index = pinned.firstIndex(where: { $0.id == id }) else { continue }
+            let order = pinned[index].order
+            if let email = found[id], email.isPinned {
+                pinnedRows[id] = Row(email: email, order: order)
+            } else {
+                pinned.remove(at: index)
+                pinnedIDs.remove(id)
+                pinnedRows[id] = nil
+                if let email = found[id] { place(Row(email: email, order: order)) }
+            }
+        }
+        changed()
+    }
+
+    /// Stops holding the rows of the pinned messages outside `positions` (they stay in the
+    /// section, by UID).
+    package mutating func dropPinnedRows(outside positions: Range<Int>) {
+        var dropped = false
+        for (id, row) in pinnedRows {
+            let index = pinnedIndex(of: row.order, id)
+            if index.map({ !positions.contains($0) }) ?? true {
+                pinnedRows[id] = nil
+                dropped = true
+            }
+        }
+        if dropped { changed() }
     }
 
     /// Stops holding page `page`'s rows; it counts as many messages as it showed.
@@ -201,10 +253,11 @@ public struct MailListWindow: Hashable, Sendable {
     package mutating func remove(_ ids: Set<Email.ID>) {
         guard !ids.isEmpty else { return }
         var found = 0
+        let pinnedGone = pinnedIDs.intersection(ids)
         for id in ids where removeAnywhere(id) != nil { found += 1 }
-        var removedFromDropped = false
+        var removedFromDropped = !pinnedGone.isEmpty
         if !ids.isEmpty {
-            for (index, id) in list.ids.enumerated() where ids.contains(id) {
+            for (index, id) in list.ids.enumerated() where ids.contains(id) && !pinnedGone.contains(id) {
                 let page = index / pageSize
                 if pages[page] == nil && counts[page] > 0 {
                     counts[page] -= 1
@@ -217,18 +270,37 @@ public struct MailListWindow: Hashable, Sendable {
 
     /// Changes held message `id` with `change`; it moves into or out of the Pinned section when
     /// its pin changes. Nothing happens when it is not held.
+    /// A pinned message whose row is not held is left as it is (``unpinNotHeld(_:)`` takes it
+    /// out of the section).
     package mutating func update(_ id: Email.ID, _ change: (inout Email) -> Void) {
-        guard let row = removeAnywhere(id) else { return }
+        guard pinnedRows[id] != nil || !pinnedIDs.contains(id), let row = removeAnywhere(id) else { return }
         var updated = row
         change(&updated.email)
         place(updated)
         changed()
     }
 
+    /// A pinned message whose row is not held is no longer pinned: it leaves the section and is
+    /// counted in its page again (its row shows when the page is fetched).
+    package mutating func unpinNotHeld(_ id: Email.ID) {
+        guard pinnedIDs.contains(id), pinnedRows[id] == nil,
+            let index = pinned.firstIndex(where: { $0.id == id })
+        else { return }
+        let order = pinned.remove(at: index).order
+        pinnedIDs.remove(id)
+        let page = order / pageSize
+        if order >= 0, page < counts.count, pages[page] == nil { counts[page] += 1 }
+        changed()
+    }
+
     /// Changes every held message with `change` (a new pin flag).
     package mutating func updateAll(_ change: (inout Email) -> Void) {
-        let rows = pinned + arrivals + pages.values.flatMap { $0 }
+        // A pinned message whose row is not held cannot be judged by the new flag: it leaves the
+        // section, to come back when its page is fetched.
+        let rows = Array(pinnedRows.values) + arrivals + pages.values.flatMap { $0 }
         pinned = []
+        pinnedIDs = []
+        pinnedRows = [:]
         arrivals = []
         for page in pages.keys { pages[page] = [] }
         for row in rows {
@@ -263,14 +335,48 @@ public struct MailListWindow: Hashable, Sendable {
     }
 
     private mutating func insertPinned(_ row: Row) {
-        let index = pinned.firstIndex { $0.order > row.order } ?? pinned.count
-        pinned.insert(row, at: index)
+        let index = pinnedInsertionIndex(row.order)
+        pinned.insert(PinnedEntry(id: row.email.id, order: row.order), at: index)
+        pinnedIDs.insert(row.email.id)
+        pinnedRows[row.email.id] = row
     }
 
-    /// Takes message `id` out of wherever it is held.
+    /// Where an entry of `order` goes in `pinned` (after those of lower or equal order).
+    private func pinnedInsertionIndex(_ order: Int) -> Int {
+        var (low, high) = (0, pinned.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if pinned[middle].order <= order { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The index in `pinned` of the entry `id` of `order` (a binary search, then a look at its
+    /// neighbours of the same order).
+    private func pinnedIndex(of order: Int, _ id: Email.ID) -> Int? {
+        var index = pinnedInsertionIndex(order) - 1
+        while index >= 0, pinned[index].order == order {
+            if pinned[index].id == id { return index }
+            index -= 1
+        }
+        return pinned.firstIndex { $0.id == id }
+    }
+
+    /// Takes message `id` out of wherever it is held (`order`, its index in the list, when the
+    /// caller knows it); a pinned message whose row is not held leaves the section.
     @discardableResult
-    private mutating func removeAnywhere(_ id: Email.ID) -> Row? {
-        if let index = pinned.firstIndex(where: { $0.email.id == id }) { return pinned.remove(at: index) }
+    private mutating func removeAnywhere(_ id: Email.ID, order: Int? = nil) -> Row? {
+        if let row = pinnedRows.removeValue(forKey: id) {
+            if let index = pinnedIndex(of: row.order, id) { pinned.remove(at: index) }
+            pinnedIDs.remove(id)
+            return row
+        }
+        if pinnedIDs.contains(id) {
+            let index = order.flatMap { pinnedIndex(of: $0, id) } ?? pinned.firstIndex { $0.id == id }
+            if let index { pinned.remove(at: index) }
+            pinnedIDs.remove(id)
+            return nil
+        }
         if let index = arrivals.firstIndex(where: { $0.email.id == id }) { return arrivals.remove(at: index) }
         for (page, rows) in pages {
             if let index = rows.firstIndex(where: { $0.email.id == id }) {

@@ -77,7 +77,7 @@ package struct ListRows: Sendable {
         let pinned = window.pinnedCount
         if pinnedTitleRows == 1 {
             if row == 0 { return .section("Pinned") }
-            if row <= pinned, let email = window[row - 1] { return .email(email, index: row - 1) }
+            if row <= pinned { return window[row - 1].map { .email($0, index: row - 1) } ?? .notLoaded(index: row - 1) }
             if othersTitleRows == 1 && row == pinned + 1 { return .section(mailboxName) }
         }
         let index = row - othersStart

@@ -206,26 +206,59 @@ private struct WindowDriver {
         #expect(driver.screen.inboxWindow.residentPages == [0, 1])
     }
 
-    @Test func pinnedMessagesStayWhenTheirPagesAreDroppedAndGoBackWhenUnpinned() {
+    @Test func pinnedMessagesStayInTheSectionWhenTheirPagesAreDroppedAndLeaveItWhenUnpinned() {
         var driver = WindowDriver(PagedMailbox(count: 5000, pinned: [7, 1234, 2500]))
         driver.start()
         for position in stride(from: 0, to: 5000, by: 20) { driver.scroll(to: position) }
         let pinned = [7, 1234, 2500].map(PagedMailbox.id)
-        #expect(driver.screen.pinnedEmails.map(\.id) == pinned, "all three, newest first, though their pages went")
-        #expect(!driver.screen.inboxWindow.isResident(24))
+        var window = driver.screen.inboxWindow
+        #expect(window.pinnedCount == 3, "all three, though their pages went")
+        #expect(window.pinnedEmails.isEmpty, "their rows are far from the view: not held")
+        #expect(window.count == 5000)
+        #expect(window.othersCount == 4997)
+        // Back at the top, the section's rows are fetched again by UID, newest first.
+        driver.pagesAsked = []
+        driver.scroll(to: 0)
+        window = driver.screen.inboxWindow
+        #expect((0..<3).map { window[$0]?.id } == pinned)
+        #expect(window[3]?.subject == "Message 0")
+        #expect(driver.pagesAsked == [0, 0, 50], "the pinned rows (by UID), then the first two pages")
+        // Unpinned elsewhere while its row is not held: it leaves the section, and shows in date
+        // order when its page is back.
+        driver.scroll(to: 3000)
+        driver.mailbox.setFlags([], at: 1234)
+        driver.feed(.mailbox(.flagsChanged(pinned[1], [])))
+        #expect(driver.screen.inboxWindow.pinnedCount == 2)
         #expect(driver.screen.inboxWindow.count == 5000)
-        #expect(driver.screen.inboxWindow.othersCount == 4997)
-        // Unpinned while its page is not held: it leaves the section, and shows in date order when
-        // its page is back.
-        driver.feed(.togglePin(pinned[1]))
-        #expect(driver.screen.pinnedEmails.map(\.id) == [pinned[0], pinned[2]])
-        driver.scroll(to: 1220)
-        let window = driver.screen.inboxWindow
         // Two pinned above, then the others: message 1234 is the 1233rd other (7 is pinned).
-        #expect(window[2 + 1233]?.id == pinned[1])
+        driver.scroll(to: 1220)
+        window = driver.screen.inboxWindow
+        #expect(window[2 + 1233]?.subject == "Message 1234")
         #expect(window[2 + 1233]?.isPinned == false)
         #expect(window[2 + 1232]?.subject == "Message 1233")
         #expect(window[2 + 1234]?.subject == "Message 1235")
+    }
+
+    @Test func manyPinnedMessagesAreHeldNearTheViewOnly() {
+        // Every 20th pinned: 250 in the section.
+        let pinned = Set(stride(from: 0, to: 5000, by: 20))
+        var driver = WindowDriver(PagedMailbox(count: 5000, pinned: pinned))
+        driver.start()
+        var position = 0
+        while position < driver.screen.inboxWindow.count {
+            driver.scroll(to: position)
+            let window = driver.screen.inboxWindow
+            // The pages the rows touch and one either side; the pinned rows shown and a page
+            // either side of them.
+            #expect(window.residentCount <= Self.residentPageBound * 50 + 105 + 2 * 50, "at \(position)")
+            for row in position..<min(window.count, position + 21) { #expect(window[row] != nil, "row \(row)") }
+            position += 20
+        }
+        #expect(driver.screen.inboxWindow.pinnedCount == 250)
+        driver.scroll(to: 0)
+        let window = driver.screen.inboxWindow
+        #expect((0..<63).map { window[$0]?.subject } == (0..<63).map { "Message \($0 * 20)" })
+        #expect(window.residentCount <= Self.residentPageBound * 50 + 105 + 2 * 50)
     }
 
     @Test func aChangeElsewhereToARowNotHeldShowsWhenItIsScrolledBackTo() {
