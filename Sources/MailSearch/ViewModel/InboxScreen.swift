@@ -242,8 +242,8 @@ package struct InboxScreen: Hashable, Sendable {
     package var inbox: [Email] { inboxWindow.residentEmails }
     /// The held results, newest first (built on each read).
     package var results: [Email] { resultsWindow.residentEmails }
-    /// The pinned messages seen in the inbox, in the inbox's order (second design document);
-    /// they stay held whatever the window.
+    /// The pinned messages of the inbox whose rows are held, in the inbox's order (second design
+    /// document); the section keeps every pinned message seen, by UID (``inboxWindow``).
     package var pinnedEmails: [Email] { inboxWindow.pinnedEmails }
     /// The held inbox messages that are not pinned, newest first.
     package var unpinnedEmails: [Email] { inboxWindow.otherEmails }

@@ -15,8 +15,8 @@ import Synchronization
 /// The lists are windows (``MailListWindow``): a view says which rows it shows (``show(_:)``,
 /// ``showResults(_:)``), their pages are fetched by offset into the listing, and pages more
 /// than one away from them are dropped, so scrolling 100,000 messages holds a few pages (at
-/// most six of 50 for the terminal UI at 80x24) plus the pinned messages, and the unread count
-/// (``unreadCount``) is the mailbox's, not the held rows'.
+/// most six of 50 for the terminal UI at 80x24, and the pinned rows near the view), and the
+/// unread count (``unreadCount``) is the mailbox's, not the held rows'.
 ///
 /// ```swift
 /// struct InboxView: View {
@@ -59,8 +59,8 @@ public final class InboxViewModel {
     public private(set) var connection: InboxConnectionState = .closed
     /// The open mailbox, once opened.
     public private(set) var mailbox: MailboxDescription?
-    /// The "Pinned" section: the pinned messages seen in the mailbox, newest first. They stay
-    /// held while the rest of the list is a window.
+    /// The "Pinned" section's rows that are held (those near what the view shows), newest
+    /// first; the whole section, numbered, is ``inboxWindow``'s.
     public private(set) var pinnedEmails: [Email] = []
     /// The other messages held, newest first: those of the pages around what the view shows
     /// (``show(_:)``), not the whole mailbox.

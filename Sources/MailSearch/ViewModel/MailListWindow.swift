@@ -11,7 +11,7 @@
 /// it was ever loaded (a page leaves out messages marked deleted, and pinned ones, so that is
 /// an estimate until it loads); a position in such a page is a row not loaded yet (`nil`).
 ///
-/// Which pages are held is ``InboxScreen``'s to decide (``InboxScreen/residentPageLimit``): this
+/// Which pages are held is ``InboxScreen``'s to decide (``InboxScreen/pagesKeptAround``): this
 /// type keeps the rows, their order and their numbering. Reading a message by position costs a
 /// binary search over the pages, not a walk over the rows: a key press reads a screenful.
 public struct MailListWindow: Hashable, Sendable {
