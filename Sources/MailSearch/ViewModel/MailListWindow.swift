@@ -138,7 +138,11 @@ public struct MailListWindow: Hashable, Sendable {
     }
 
     /// The held pinned messages, newest first.
-    public var pinnedEmails: [Email] { pinned.compactMap { pinnedRows[$0.id]?.email } }
+    public var pinnedEmails: [Email] { heldPinnedRows.map(\.email) }
+
+    /// The held pinned rows in order: sorted from the few held, not looked up for each of the
+    /// section's messages (a mailbox pins thousands).
+    private var heldPinnedRows: [Row] { pinnedRows.values.sorted { $0.order < $1.order } }
 
     /// The pinned messages at `positions` whose rows are not held, at most a page of them.
     public func pinnedNotHeld(in positions: Range<Int>) -> [Email.ID] {
@@ -153,7 +157,7 @@ public struct MailListWindow: Hashable, Sendable {
     /// Every held message in the list's order, pinned or not.
     public var residentEmails: [Email] {
         let others = arrivals + pages.keys.sorted().flatMap { pages[$0]! }
-        return merged(pinned.compactMap { pinnedRows[$0.id] }, others).map(\.email)
+        return merged(heldPinnedRows, others).map(\.email)
     }
 
     /// The page that `offset` into the list starts.
