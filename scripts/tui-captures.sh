@@ -82,7 +82,7 @@ capture() {
 start_server --demo --fault 'UID SORT#1=delay:3s' --fault 'UID SEARCH#1=delay:3s'
 start_tui
 capture inbox-loading "Checking for mail..."
-capture inbox-data "Updated just now"
+capture inbox-data " unread"
 
 # An empty mailbox.
 start_server

@@ -9,7 +9,9 @@
 #      one after another; median, best and worst;
 #   2. scrolling (unless --no-scroll): PgDn from the newest message until the oldest one shows;
 #      key to redraw (send-keys to the first capture that differs) and the process's VmRSS and
-#      VmHWM from /proc while it scrolls.
+#      VmHWM from /proc while it scrolls; then the peak (VmHWM) after the first 10 keys beside the
+#      peak at the end (flat memory: the two a few MB apart), and key to redraw over the first and
+#      the last tenth of the keys (flat work per key: the two alike).
 #
 #   Benchmarks/tui/compare.sh [--messages N] [--rounds R] [--no-scroll] [--no-peer-scroll] [--no-peers]
 #

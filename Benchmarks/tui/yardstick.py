@@ -164,7 +164,7 @@ def scroll(arguments, environment):
                     break
                 settled = screen
             before = settled
-            if len(latencies) % max(1, arguments.sample_every) == 0:
+            if len(latencies) % max(1, arguments.sample_every) == 0 or len(latencies) == arguments.settle_keys:
                 rss, hwm = memory(pid)
                 samples.append((len(latencies), rss, hwm))
             if len(latencies) > arguments.max_keys:
@@ -180,6 +180,18 @@ def scroll(arguments, environment):
                                  ordered[-1] * 1000))
         print("%s memory while scrolling (keys: VmRSS/VmHWM MB): %s" % (
             name, "  ".join("%d: %.1f/%.1f" % sample for sample in samples)))
+        # Flat or growing: the peak once the first screens are drawn (after --settle-keys keys,
+        # when the first pages and the ones loaded ahead are in) beside the peak at the end.
+        settled = next((sample for sample in samples if sample[0] >= arguments.settle_keys), samples[-1])
+        print("%s memory: VmHWM after %d keys %.1f MB, at the end %.1f MB (%+.1f MB); VmRSS %.1f -> %.1f MB" % (
+            name, settled[0], settled[2], samples[-1][2], samples[-1][2] - settled[2], settled[1], samples[-1][1]))
+        # Growing with how far it scrolled, or not: the first and the last tenth of the keys.
+        tenth = max(1, len(latencies) // 10)
+        first, last = sorted(latencies[:tenth]), sorted(latencies[-tenth:])
+        print("%s key to redraw, first %d keys: median %.1f ms, p95 %.1f ms; last %d keys: median %.1f ms, "
+              "p95 %.1f ms" % (name, tenth, statistics.median(first) * 1000,
+                               first[min(len(first) - 1, int(len(first) * 0.95))] * 1000, tenth,
+                               statistics.median(last) * 1000, last[min(len(last) - 1, int(len(last) * 0.95))] * 1000))
     finally:
         pane.stop()
 
@@ -195,6 +207,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--sample-every", type=int, default=100)
     parser.add_argument("--max-keys", type=int, default=100000)
+    parser.add_argument("--settle-keys", type=int, default=10)
     parser.add_argument("--workdir", default=tempfile.gettempdir())
     arguments = parser.parse_args()
     environment = dict(value.split("=", 1) for value in arguments.env)

@@ -145,9 +145,12 @@ extension IMAPSession {
     /// or quoted UTF-8 under IMAP4rev2/UTF8=ACCEPT. On `NO [BADCHARSET]` (or a `BAD` that
     /// servers such as Cyrus give for an unknown charset) an ASCII query is retried without the
     /// charset; a non-ASCII one fails with a clear error. With `mailbox`, the search fails with
-    /// `.mailboxChanged` rather than run in another mailbox another task selected.
+    /// `.mailboxChanged` rather than run in another mailbox another task selected. With
+    /// `ordered` false a plain UID SEARCH (ESEARCH when the server has it) runs even where SORT
+    /// is there: the UIDs come highest first, which is all a caller that wants a set needs, and
+    /// a server sorts 100,000 messages in a tenth of a second or more.
     public func search(
-        _ keys: [SearchKey], in mailbox: MailboxExpectation? = nil
+        _ keys: [SearchKey], in mailbox: MailboxExpectation? = nil, ordered: Bool = true
     ) async throws(IMAPError) -> SearchResult {
         let keys = keys.isEmpty ? [SearchKey.all] : keys
         // A long UID set among the keys would make an over-long line (real servers refuse them):
@@ -164,14 +167,14 @@ extension IMAPSession {
                 var uids: [UInt32] = []
                 var count = 0
                 for part in parts {
-                    let found = try await searchOnce([.uid(part)] + others, mailbox)
+                    let found = try await searchOnce([.uid(part)] + others, mailbox, ordered: ordered)
                     uids += found.uids
                     count += found.count
                 }
                 return SearchResult(uids: uids.sorted(by: >), count: count)
             }
         }
-        let found = try await searchOnce(keys, mailbox)
+        let found = try await searchOnce(keys, mailbox, ordered: ordered)
         // A search of every message gives the whole sequence-to-UID map for free, so listening
         // for events afterwards needs no UID SEARCH ALL of its own.
         if keys == [.all], mailbox == nil || selectedMailbox?.name == mailbox?.name {
@@ -180,11 +183,12 @@ extension IMAPSession {
         return found
     }
 
-    private func searchOnce(_ keys: [SearchKey], _ mailbox: MailboxExpectation?) async throws(IMAPError) -> SearchResult
-    {
+    private func searchOnce(
+        _ keys: [SearchKey], _ mailbox: MailboxExpectation?, ordered: Bool
+    ) async throws(IMAPError) -> SearchResult {
         let isASCII = keys.allSatisfy { $0.isASCII }
         let utf8Mode = capabilities.contains(.imap4rev2) || enabled.contains(.utf8Accept)
-        if capabilities.contains(.sort) {
+        if ordered && capabilities.contains(.sort) {
             do {
                 return try await sortNewestFirst(keys, charset: "UTF-8", mailbox)
             } catch  where error.isCharsetRefusal {

@@ -136,9 +136,9 @@ public actor MailboxConnection {
     // MARK: - Calls
 
     /// UID SEARCH/SORT of this mailbox, newest first; retried once after a reconnect.
-    public func search(_ keys: [SearchKey]) async throws(IMAPError) -> SearchResult {
+    public func search(_ keys: [SearchKey], ordered: Bool = true) async throws(IMAPError) -> SearchResult {
         try await idempotent { session, expectation throws(IMAPError) in
-            try await session.search(keys, in: expectation)
+            try await session.search(keys, in: expectation, ordered: ordered)
         }
     }
 

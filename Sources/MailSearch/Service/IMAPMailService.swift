@@ -35,8 +35,9 @@ public actor IMAPMailService: MailService {
     private var selected: SelectedMailbox?
     private var capabilities: Set<Capability> = []
     private var enabled: Set<Capability> = []
-    /// The MODSEQ of each message as last seen (fetch, STORE answers, flag events), for UNCHANGEDSINCE.
-    private var modificationSequences: [UInt32: UInt64] = [:]
+    /// The MODSEQ of the messages seen lately (fetch, STORE answers, flag events), for
+    /// UNCHANGEDSINCE.
+    private var modificationSequences = ModificationSequenceCache()
     private var pump: Task<Void, Never>?
     private var listed = false
     private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
@@ -92,7 +93,9 @@ public actor IMAPMailService: MailService {
     }
 
     private func describe(_ mailbox: SelectedMailbox) -> MailboxDescription {
-        if let old = selected, old.uidValidity != mailbox.uidValidity { modificationSequences = [:] }
+        if let old = selected, old.uidValidity != mailbox.uidValidity {
+            modificationSequences = ModificationSequenceCache()
+        }
         selected = mailbox
         let pin = context().pinFlag
         let description = MailboxDescription(
@@ -136,6 +139,14 @@ public actor IMAPMailService: MailService {
         listed = true
         await startPumpIfWatched()
         return list
+    }
+
+    /// One UID SEARCH UNSEEN UNDELETED, unsorted (a sort would cost as much as the listing's).
+    public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? {
+        _ = try await openDescription()
+        do { return try await connection.search([.unseen, .undeleted], ordered: false).uids } catch {
+            throw MailServiceError(error)
+        }
     }
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {
@@ -403,7 +414,7 @@ public actor IMAPMailService: MailService {
         described = nil
         selected = nil
         listed = false
-        modificationSequences = [:]
+        modificationSequences = ModificationSequenceCache()
         // A later call opens the mailbox again on a new connection.
         connection = MailboxConnection(
             configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
@@ -506,6 +517,34 @@ public actor IMAPMailService: MailService {
             }
         case .failed(let error):
             broadcast(.failed(MailServiceError(error)))
+        }
+    }
+}
+
+/// The MODSEQ of the messages seen most recently, in two generations of at most ``limit``
+/// each: what a flag change needs (a message one can act on was fetched lately: it is on
+/// screen), without a map of every message ever fetched, which scrolling 100,000 messages
+/// would make. A message forgotten is stored without UNCHANGEDSINCE.
+struct ModificationSequenceCache: Sendable {
+    /// How many a generation holds before it becomes the older one.
+    static let limit = 4096
+    private var current: [UInt32: UInt64] = [:]
+    private var previous: [UInt32: UInt64] = [:]
+
+    /// The MODSEQ last seen for `uid`, if remembered.
+    subscript(uid: UInt32) -> UInt64? {
+        get { current[uid] ?? previous[uid] }
+        set {
+            guard let newValue else {
+                current[uid] = nil
+                previous[uid] = nil
+                return
+            }
+            current[uid] = newValue
+            if current.count >= Self.limit {
+                previous = current
+                current = [:]
+            }
         }
     }
 }

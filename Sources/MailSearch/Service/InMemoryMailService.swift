@@ -246,6 +246,13 @@ public final class InMemoryMailService: MailService {
         return change(pinFlag, isPinned, emails)
     }
 
+    public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? {
+        state.withLock { state in
+            (state.messages[mailbox] ?? []).map(\.email).filter { !$0.isRead && !$0.flags.contains(.deleted) }.map(
+                \.uid)
+        }
+    }
+
     public func events() -> AsyncStream<MailServiceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: MailServiceEvent.self)
         let id = state.withLock { state in

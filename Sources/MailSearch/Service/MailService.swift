@@ -34,6 +34,11 @@ public protocol MailService: AnyObject, Sendable {
     /// Pins (the pin flag set) or unpins `emails`. Reports what the server refused.
     func setPinned(_ isPinned: Bool, for emails: [Email.ID]) async throws(MailServiceError) -> FlagChangeResult
 
+    /// The UIDs of the open mailbox's unread messages (not marked deleted), in no particular
+    /// order: what a view counts as unread without holding every row. Nil when the service
+    /// cannot say (the default).
+    func unreadUIDs() async throws(MailServiceError) -> [UInt32]?
+
     /// What happens in the open mailbox: arrivals, expunges, flags changed elsewhere, a re-created
     /// mailbox, connection trouble. Each call returns a new stream; it ends when the service closes.
     func events() -> AsyncStream<MailServiceEvent>
@@ -43,6 +48,9 @@ public protocol MailService: AnyObject, Sendable {
 }
 
 extension MailService {
+    /// The service cannot say which messages are unread.
+    public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? { nil }
+
     /// How many messages a page holds unless the caller says otherwise.
     public static var defaultPageSize: Int { 50 }
 

@@ -31,6 +31,9 @@ package struct InboxScreen: Hashable, Sendable {
         case listLoaded(generation: Int, EmailPage)
         /// The listing failed.
         case listFailed(generation: Int, MailServiceError)
+        /// The mailbox's unread messages were counted (nil: the service cannot say; a failure
+        /// is nil too, the count is not worth a notice).
+        case unreadCounted(generation: Int, [UInt32]?)
         /// The search field gained (true) or lost (false) focus.
         case searchingChanged(Bool)
         /// The search field's text changed.
@@ -43,8 +46,13 @@ package struct InboxScreen: Hashable, Sendable {
         case searchCompleted(generation: Int, EmailPage)
         /// A search failed.
         case searchFailed(generation: Int, MailServiceError)
-        /// The person scrolled to the end of the inbox or of the results.
+        /// The person scrolled to the end of the inbox or of the results: the next page joins
+        /// the rows shown.
         case loadMore(Target)
+        /// The view shows (or is about to show) `rows` of the inbox or the results, numbered as
+        /// ``MailListWindow`` numbers them: their pages are loaded, one at a time, and kept with
+        /// one page either side; every other page is dropped.
+        case show(Target, rows: Range<Int>)
         /// A further page arrived.
         case pageLoaded(Target, generation: Int, EmailPage)
         /// A further page could not be loaded.
@@ -82,6 +90,9 @@ package struct InboxScreen: Hashable, Sendable {
         case stopListening
         /// List the mailbox's first page; answer with `listLoaded`/`listFailed` of `generation`.
         case loadList(generation: Int, pageSize: Int)
+        /// Find the mailbox's unread messages (`MailService.unreadUIDs()`), after its first page
+        /// is in; answer with `unreadCounted` of `generation`.
+        case countUnread(generation: Int)
         /// Run a search; answer with `searchCompleted`/`searchFailed` of `generation`.
         case search(generation: Int, Query, pageSize: Int)
         /// Cancel the search of `generation` and its page loads (their answers would be ignored).
@@ -132,6 +143,10 @@ package struct InboxScreen: Hashable, Sendable {
     private struct Request: Hashable, Sendable {
         var generation: Int
         var firstEvent: Int
+        /// The page asked for (page loads).
+        var page = 0
+        /// The pinned messages asked for by UID, when it is their rows that load.
+        var pinned: [Email.ID]?
     }
 
     /// How many messages a page holds.
@@ -149,19 +164,20 @@ package struct InboxScreen: Hashable, Sendable {
     /// The open mailbox, once opened.
     package private(set) var mailbox: MailboxDescription?
 
-    /// The loaded inbox messages in the server's order (newest first), pinned or not.
-    package private(set) var inbox: [Email] = []
-    /// The listing the inbox's further pages come from.
+    /// The inbox: the rows of the pages around what the view shows, the pinned ones, and the
+    /// arrivals since the listing.
+    package private(set) var inboxWindow: MailListWindow
+    /// The listing the inbox's pages come from.
     package private(set) var inboxList: MessageList?
-    /// Where the inbox's next page starts in `inboxList`; nil when everything is loaded.
-    package private(set) var inboxNextOffset: Int?
+    /// The rows of the inbox the view shows (``MailListWindow`` numbering).
+    package private(set) var inboxShown: Range<Int>
 
-    /// The loaded results of the submitted search, newest first.
-    package private(set) var results: [Email] = []
+    /// The results of the submitted search, through the same kind of window (no Pinned section).
+    package private(set) var resultsWindow: MailListWindow
     /// The search's full list of matches, for further pages.
     package private(set) var resultsList: MessageList?
-    /// Where the results' next page starts in `resultsList`; nil when everything is loaded.
-    package private(set) var resultsNextOffset: Int?
+    /// The rows of the results the view shows.
+    package private(set) var resultsShown: Range<Int>
     /// Matches of `resultsList` removed since the search (expunged elsewhere).
     private var resultsRemoved: Set<Email.ID> = []
 
@@ -189,12 +205,19 @@ package struct InboxScreen: Hashable, Sendable {
     private var confirmedFlags: [Email.ID: [Flag]] = [:]
     private var nextChangeID = 1
 
+    /// The inbox's unread messages by UID, from the listing and kept up to date by every flag
+    /// change, arrival and expunge (held rows or not); nil when the listing did not say.
+    private var unreadUIDs: Set<UInt32>?
+
     private var people = PeopleIndex()
-    private var peopleCounted: Set<Email.ID> = []
+    /// The messages whose people are counted, as runs of UIDs per mailbox: a mailbox scrolled
+    /// page by page is a few runs, not a set of every message scrolled past.
+    private var peopleCounted: [MailboxKey: UIDRuns] = [:]
     private var historyRequested = false
     private var isListening = false
 
     private var listLoad: Request?
+    private var unreadLoad: Request?
     private var inboxPageLoad: Request?
     private var searchLoad: Request?
     private var resultsPageLoad: Request?
@@ -206,18 +229,36 @@ package struct InboxScreen: Hashable, Sendable {
     /// A screen whose pages hold `pageSize` messages (at least one).
     package init(pageSize: Int = 50) {
         self.pageSize = max(1, pageSize)
+        inboxWindow = MailListWindow(pageSize: max(1, pageSize), pinnedSection: true)
+        resultsWindow = MailListWindow(pageSize: max(1, pageSize), pinnedSection: false)
+        inboxShown = 0..<max(1, pageSize)
+        resultsShown = 0..<max(1, pageSize)
     }
 
     // MARK: - What the views read
 
-    /// The pinned messages among the loaded inbox, in the inbox's order (second design document).
-    package var pinnedEmails: [Email] { inbox.filter(\.isPinned) }
-    /// The loaded inbox messages that are not pinned, newest first.
-    package var unpinnedEmails: [Email] { inbox.filter { !$0.isPinned } }
-    /// Whether the inbox has a further page to load.
-    package var canLoadMore: Bool { inboxNextOffset != nil }
-    /// Whether the results have a further page to load.
-    package var canLoadMoreResults: Bool { resultsNextOffset != nil }
+    /// The held inbox messages in the server's order (newest first), pinned or not: built on
+    /// each read, for tests and previews; views read ``inboxWindow``.
+    package var inbox: [Email] { inboxWindow.residentEmails }
+    /// The held results, newest first (built on each read).
+    package var results: [Email] { resultsWindow.residentEmails }
+    /// The pinned messages of the inbox whose rows are held, in the inbox's order (second design
+    /// document); the section keeps every pinned message seen, by UID (``inboxWindow``).
+    package var pinnedEmails: [Email] { inboxWindow.pinnedEmails }
+    /// The held inbox messages that are not pinned, newest first.
+    package var unpinnedEmails: [Email] { inboxWindow.otherEmails }
+    /// How many messages of the inbox are unread (the whole mailbox, not the rows held); nil
+    /// when the service did not say.
+    package var unreadCount: Int? { unreadUIDs?.count }
+    /// Whether the inbox has a page after the last one held.
+    package var canLoadMore: Bool { Self.hasPageAfterResident(inboxWindow) }
+    /// Whether the results have a page after the last one held.
+    package var canLoadMoreResults: Bool { Self.hasPageAfterResident(resultsWindow) }
+
+    private static func hasPageAfterResident(_ window: MailListWindow) -> Bool {
+        guard window.pageCount > 0 else { return false }
+        return (window.residentPages.last ?? -1) < window.pageCount - 1
+    }
     /// Whether an inbox page is loading.
     package var isLoadingMore: Bool { inboxPageLoad != nil }
     /// Whether a results page is loading.
@@ -232,9 +273,9 @@ package struct InboxScreen: Hashable, Sendable {
     /// The label of the pin action for `email`: "Unpin" when it is pinned, else "Pin".
     package static func pinActionTitle(for email: Email) -> String { email.isPinned ? "Unpin" : "Pin" }
 
-    /// The loaded message `id`, from the inbox or else the results.
+    /// The held message `id`, from the inbox or else the results.
     package func email(_ id: Email.ID) -> Email? {
-        inbox.first { $0.id == id } ?? results.first { $0.id == id }
+        inboxWindow.email(id) ?? resultsWindow.email(id)
     }
 
     // MARK: - Events
@@ -250,6 +291,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .openFailed(let error): return openFailed(error)
         case .listLoaded(let generation, let page): return listLoaded(generation, page)
         case .listFailed(let generation, let error): return listFailed(generation, error)
+        case .unreadCounted(let generation, let uids): return unreadCounted(generation, uids)
         case .searchingChanged(let isSearching): return searchingChanged(isSearching)
         case .queryChanged(let text):
             query = text
@@ -263,6 +305,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .searchCompleted(let generation, let page): return searchCompleted(generation, page)
         case .searchFailed(let generation, let error): return searchFailed(generation, error)
         case .loadMore(let target): return loadMore(target)
+        case .show(let target, let rows): return show(target, rows)
         case .pageLoaded(let target, let generation, let page): return pageLoaded(target, generation, page)
         case .pageFailed(let target, let generation, let error): return pageFailed(target, generation, error)
         case .toggleRead(let id): return toggle(.read, id)
@@ -315,6 +358,7 @@ package struct InboxScreen: Hashable, Sendable {
         emailsListState = .loading
         listGeneration += 1
         listLoad = nil
+        unreadLoad = nil
         inboxPageLoad = nil
         return [.open]
     }
@@ -347,6 +391,7 @@ package struct InboxScreen: Hashable, Sendable {
         }
         listGeneration += 1
         listLoad = nil
+        unreadLoad = nil
         inboxPageLoad = nil
         connection = .closed
         effects.append(.close)
@@ -356,8 +401,8 @@ package struct InboxScreen: Hashable, Sendable {
     private mutating func opened(_ description: MailboxDescription) -> [Effect] {
         guard connection == .opening else { return [] }
         if description.pinFlag != pinFlag {
-            inbox = inbox.map { $0.withFlags($0.flags, pinFlag: description.pinFlag) }
-            results = results.map { $0.withFlags($0.flags, pinFlag: description.pinFlag) }
+            inboxWindow.updateAll { $0.setFlags($0.flags, pinFlag: description.pinFlag) }
+            resultsWindow.updateAll { $0.setFlags($0.flags, pinFlag: description.pinFlag) }
         }
         mailbox = description
         connection = .open
@@ -381,13 +426,44 @@ package struct InboxScreen: Hashable, Sendable {
         guard let request = listLoad, request.generation == generation else { return [] }
         listLoad = nil
         var emails = page.emails
-        _ = replay(since: request.firstEvent, onto: &emails, insertingArrivals: true)
-        inbox = adopting(emails)
+        let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: true)
+        let adopted = adopting(emails)
+        // What arrived during the listing goes on top; the rest is the listing's first page.
+        let listed = Set(page.emails.map(\.id))
+        inboxWindow = MailListWindow(
+            list: page.list, pageSize: pageSize, pinnedSection: true, revision: inboxWindow.revision &+ 1)
+        inboxWindow.insert(page: inboxWindow.page(ofOffset: page.offset), adopted.filter { listed.contains($0.id) })
+        inboxWindow.arrive(adopted.filter { !listed.contains($0.id) })
+        inboxWindow.remove(expunged)
         inboxList = page.list
-        inboxNextOffset = page.nextOffset(pageSize: pageSize)
-        emailsListState = inbox.isEmpty ? .empty : .data
-        countPeople(in: inbox)
+        inboxShown = 0..<pageSize
+        emailsListState = inboxWindow.isEmpty ? .empty : .data
+        countPeople(in: adopted)
         if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }
+        // Counted once the first page shows, so the count never delays it.
+        unreadLoad = Request(generation: generation, firstEvent: nextEventNumber)
+        return [.countUnread(generation: generation)]
+    }
+
+    private mutating func unreadCounted(_ generation: Int, _ uids: [UInt32]?) -> [Effect] {
+        guard let request = unreadLoad, request.generation == generation else { return [] }
+        unreadLoad = nil
+        guard let uids else {
+            unreadUIDs = nil
+            return []
+        }
+        unreadUIDs = Set(uids)
+        // What changed since the count was asked for is brought onto it; held rows are the
+        // freshest word on their own flags (pending changes shown).
+        for event in eventLog[min(max(0, request.firstEvent - eventLogStart), eventLog.count)...] {
+            switch event {
+            case .flagsChanged(let id, let flags): markRead(id, flags.contains(.seen))
+            case .expunged(let ids): for id in ids { forgetUnread(id) }
+            case .arrived(let emails): for email in emails { markRead(email.id, email.isRead) }
+            case .reloadNeeded, .connectionLost, .connectionRestored, .failed, .alert: continue
+            }
+        }
+        for email in inboxWindow.residentEmails { markRead(email.id, email.isRead) }
         return []
     }
 
@@ -435,9 +511,9 @@ package struct InboxScreen: Hashable, Sendable {
     }
 
     private mutating func clearResults() {
-        results = []
+        resultsWindow = MailListWindow(pageSize: pageSize, pinnedSection: false, revision: resultsWindow.revision &+ 1)
+        resultsShown = 0..<pageSize
         resultsList = nil
-        resultsNextOffset = nil
         resultsRemoved = []
     }
 
@@ -472,12 +548,16 @@ package struct InboxScreen: Hashable, Sendable {
         var emails = page.emails
         // Whether new mail matches is the server's to say: arrivals wait for the next search.
         let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
-        results = adopting(emails)
+        let adopted = adopting(emails)
+        resultsWindow = MailListWindow(
+            list: page.list, pageSize: pageSize, pinnedSection: false, revision: resultsWindow.revision &+ 1)
+        resultsWindow.insert(page: resultsWindow.page(ofOffset: page.offset), adopted)
+        resultsWindow.remove(expunged)
         resultsList = page.list
-        resultsNextOffset = page.nextOffset(pageSize: pageSize)
+        resultsShown = 0..<pageSize
         resultsRemoved = expunged.intersection(page.list.ids)
-        searchState = results.isEmpty ? .empty : .results
-        countPeople(in: results)
+        searchState = resultsWindow.isEmpty ? .empty : .results
+        countPeople(in: adopted)
         if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }
         return []
     }
@@ -497,7 +577,8 @@ package struct InboxScreen: Hashable, Sendable {
     /// follow when search mode shows).
     private mutating func countPeople(in emails: [Email]) {
         var counted = false
-        for email in emails where peopleCounted.insert(email.id).inserted {
+        for email in emails
+        where peopleCounted[MailboxKey(email.id), default: UIDRuns()].insert(email.id.uid) {
             for person in [email.from] + email.to + email.cc where !person.address.isEmpty {
                 people.add(address: person.address, name: person.name)
                 counted = true
@@ -506,73 +587,198 @@ package struct InboxScreen: Hashable, Sendable {
         if counted && inboxViewState == .search { suggest() }
     }
 
-    // MARK: - Further pages
+    // MARK: - Further pages: the window
+
+    /// How many pages are kept either side of the pages the view shows (``Event/show(_:rows:)``):
+    /// the rows held are those pages', the pinned ones among the rows shown and a page either
+    /// side of them (the Pinned section keeps every pinned message seen, by UID, and fetches
+    /// their rows again by UID), and the arrivals, never more. The terminal UI shows a screenful
+    /// and asks for two more either side (five screenfuls, 105 rows at 80x24, touching at most
+    /// four pages of 50), so at most six pages of 50 and 205 pinned rows are held, however far
+    /// it scrolled.
+    package static let pagesKeptAround = 1
 
     private mutating func loadMore(_ target: Target) -> [Effect] {
+        let window = window(target)
+        guard isPageable(target), pageLoad(target) == nil, Self.hasPageAfterResident(window) else { return [] }
+        let next = (window.residentPages.last ?? -1) + 1
+        let end = window.pinnedCount + window.start(ofPage: next) + 1
+        let shown = shown(target)
+        setShown(target, min(shown.lowerBound, end - 1)..<max(shown.upperBound, end))
+        return windowChanged(target)
+    }
+
+    private mutating func show(_ target: Target, _ rows: Range<Int>) -> [Effect] {
+        guard shown(target) != rows else { return [] }
+        setShown(target, rows)
+        return windowChanged(target)
+    }
+
+    /// Whether pages of `target` may be loaded now: its first page is in and nothing replaces it.
+    private func isPageable(_ target: Target) -> Bool {
         switch target {
         case .inbox:
-            guard listLoad == nil, inboxPageLoad == nil, let list = inboxList, let offset = inboxNextOffset else {
-                return []
-            }
+            guard listLoad == nil else { return false }
             switch emailsListState {
-            case .data, .empty: break
-            case .loading, .error: return []
+            case .data, .empty: return true
+            case .loading, .error: return false
             }
-            inboxPageLoad = Request(generation: listGeneration, firstEvent: nextEventNumber)
-            return [.loadPage(.inbox, generation: listGeneration, list, offset: offset, pageSize: pageSize)]
         case .results:
-            guard searchLoad == nil, resultsPageLoad == nil, let list = resultsList, let offset = resultsNextOffset
-            else { return [] }
+            guard searchLoad == nil else { return false }
             switch searchState {
-            case .results, .empty: break
-            case .searching, .error: return []
+            case .results, .empty: return true
+            case .searching, .error: return false
             }
-            resultsPageLoad = Request(generation: searchGeneration, firstEvent: nextEventNumber)
-            return [.loadPage(.results, generation: searchGeneration, list, offset: offset, pageSize: pageSize)]
         }
+    }
+
+    /// The pages that `rows` of `window` fall in; nil when the list has none.
+    private static func pages(_ rows: Range<Int>, in window: MailListWindow) -> ClosedRange<Int>? {
+        guard window.pageCount > 0, window.othersCount > window.start(ofPage: 0) else { return nil }
+        let last = window.pageCount - 1
+        func page(_ position: Int) -> Int {
+            let other = max(0, position - window.pinnedCount)
+            if let page = window.page(ofOther: other) { return page }
+            return other < window.othersCount ? 0 : last
+        }
+        let first = page(rows.lowerBound)
+        let final = page(max(rows.lowerBound, rows.upperBound - 1))
+        return min(first, final)...max(first, final)
+    }
+
+    /// The pages of `target` held: those shown and ``pagesKeptAround`` either side.
+    private func keptPages(_ target: Target) -> ClosedRange<Int>? {
+        guard let wanted = Self.pages(shown(target), in: window(target)) else { return nil }
+        return (wanted.lowerBound - Self.pagesKeptAround)...(wanted.upperBound + Self.pagesKeptAround)
+    }
+
+    /// Drops the pages far from what the view shows and asks for the missing page nearest the
+    /// middle of it (one page load at a time: its answer asks for the next), so `G` at the end
+    /// of 100,000 messages loads the last page, not the pages before it.
+    private mutating func windowChanged(_ target: Target) -> [Effect] {
+        guard let wanted = Self.pages(shown(target), in: window(target)), let kept = keptPages(target) else {
+            return []
+        }
+        let shown = shown(target)
+        // Pinned rows are held near the view only, like pages: a page of rows either side.
+        let keptPinned = (shown.lowerBound - pageSize)..<max(shown.lowerBound - pageSize, shown.upperBound + pageSize)
+        modifyWindow(target) { window in
+            for page in window.residentPages where !kept.contains(page) { window.drop(page: page) }
+            window.dropPinnedRows(outside: keptPinned)
+        }
+        guard pageLoad(target) == nil, isPageable(target), let list = list(target) else { return [] }
+        let window = window(target)
+        let generation = target == .inbox ? listGeneration : searchGeneration
+        let pinnedShown = window.pinnedNotHeld(in: shown)
+        if !pinnedShown.isEmpty {
+            // Pinned rows in view come first: fetched by UID, not by page.
+            setPageLoad(
+                target, Request(generation: generation, firstEvent: nextEventNumber, page: -1, pinned: pinnedShown))
+            return [
+                .loadPage(target, generation: generation, MessageList(ids: pinnedShown), offset: 0, pageSize: pageSize)
+            ]
+        }
+        // The middle of the rows shown is what is in view (the view asks for as many rows either
+        // side of it), also at the ends of the list.
+        let center = shown.lowerBound + shown.count / 2
+        let middle = Self.pages(center..<center + 1, in: window)?.lowerBound ?? wanted.lowerBound
+        let missing = wanted.filter { !window.isResident($0) }.min { abs($0 - middle) < abs($1 - middle) }
+        guard let missing else { return [] }
+        setPageLoad(target, Request(generation: generation, firstEvent: nextEventNumber, page: missing))
+        return [
+            .loadPage(target, generation: generation, list, offset: window.offset(ofPage: missing), pageSize: pageSize)
+        ]
     }
 
     private mutating func pageLoaded(_ target: Target, _ generation: Int, _ page: EmailPage) -> [Effect] {
+        guard let request = pageLoad(target), request.generation == generation else { return [] }
+        if let asked = request.pinned {
+            guard page.list.ids == asked else { return [] }
+        } else {
+            guard window(target).page(ofOffset: page.offset) == request.page else { return [] }
+        }
+        setPageLoad(target, nil)
+        var emails = page.emails
+        let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
+        let adopted = adopting(emails)
+        if let asked = request.pinned {
+            modifyWindow(target) { $0.insertPinned(adopted, asked: asked) }
+            for email in adopted { markRead(email.id, email.isRead) }
+            countPeople(in: adopted)
+            return windowChanged(target)
+        }
+        let keep = keptPages(target)?.contains(request.page) ?? false
+        modifyWindow(target) { $0.insert(page: request.page, adopted, keep: keep) }
+        for email in adopted { markRead(email.id, email.isRead) }
         switch target {
         case .inbox:
-            guard let request = inboxPageLoad, request.generation == generation else { return [] }
-            inboxPageLoad = nil
-            var emails = page.emails
-            _ = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
-            let known = Set(inbox.map(\.id))
-            let added = adopting(emails.filter { !known.contains($0.id) })
-            inbox += added
-            inboxNextOffset = page.nextOffset(pageSize: pageSize)
-            emailsListState = inbox.isEmpty ? .empty : .data
-            countPeople(in: added)
+            emailsListState = inboxWindow.isEmpty ? .empty : .data
         case .results:
-            guard let request = resultsPageLoad, request.generation == generation else { return [] }
-            resultsPageLoad = nil
-            var emails = page.emails
-            let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
             if let list = resultsList { resultsRemoved.formUnion(expunged.intersection(list.ids)) }
-            let known = Set(results.map(\.id))
-            let added = adopting(emails.filter { !known.contains($0.id) })
-            results += added
-            resultsNextOffset = page.nextOffset(pageSize: pageSize)
-            searchState = results.isEmpty ? .empty : .results
-            countPeople(in: added)
+            searchState = resultsWindow.isEmpty ? .empty : .results
+        }
+        countPeople(in: adopted)
+        return windowChanged(target)
+    }
+
+    private mutating func pageFailed(_ target: Target, _ generation: Int, _ error: MailServiceError) -> [Effect] {
+        guard let request = pageLoad(target), request.generation == generation else { return [] }
+        setPageLoad(target, nil)
+        switch target {
+        case .inbox: notice = InboxNotice(.loadFailed, "Could not load more messages: \(error.message)")
+        case .results: notice = InboxNotice(.loadFailed, "Could not load more results: \(error.message)")
         }
         return []
     }
 
-    private mutating func pageFailed(_ target: Target, _ generation: Int, _ error: MailServiceError) -> [Effect] {
+    private func window(_ target: Target) -> MailListWindow {
         switch target {
-        case .inbox:
-            guard let request = inboxPageLoad, request.generation == generation else { return [] }
-            inboxPageLoad = nil
-            notice = InboxNotice(.loadFailed, "Could not load more messages: \(error.message)")
-        case .results:
-            guard let request = resultsPageLoad, request.generation == generation else { return [] }
-            resultsPageLoad = nil
-            notice = InboxNotice(.loadFailed, "Could not load more results: \(error.message)")
+        case .inbox: return inboxWindow
+        case .results: return resultsWindow
         }
-        return []
+    }
+
+    /// Changes the window of `target` in place (no copy of its rows).
+    private mutating func modifyWindow(_ target: Target, _ change: (inout MailListWindow) -> Void) {
+        switch target {
+        case .inbox: change(&inboxWindow)
+        case .results: change(&resultsWindow)
+        }
+    }
+
+    private func shown(_ target: Target) -> Range<Int> {
+        switch target {
+        case .inbox: return inboxShown
+        case .results: return resultsShown
+        }
+    }
+
+    private mutating func setShown(_ target: Target, _ rows: Range<Int>) {
+        switch target {
+        case .inbox: inboxShown = rows
+        case .results: resultsShown = rows
+        }
+    }
+
+    private func list(_ target: Target) -> MessageList? {
+        switch target {
+        case .inbox: return inboxList
+        case .results: return resultsList
+        }
+    }
+
+    private func pageLoad(_ target: Target) -> Request? {
+        switch target {
+        case .inbox: return inboxPageLoad
+        case .results: return resultsPageLoad
+        }
+    }
+
+    private mutating func setPageLoad(_ target: Target, _ request: Request?) {
+        switch target {
+        case .inbox: inboxPageLoad = request
+        case .results: resultsPageLoad = request
+        }
     }
 
     // MARK: - Read and pin
@@ -665,8 +871,23 @@ package struct InboxScreen: Hashable, Sendable {
 
     private mutating func setFlags(_ flags: [Flag], of id: Email.ID) {
         let pinFlag = pinFlag
-        for index in inbox.indices where inbox[index].id == id { inbox[index].setFlags(flags, pinFlag: pinFlag) }
-        for index in results.indices where results[index].id == id { results[index].setFlags(flags, pinFlag: pinFlag) }
+        inboxWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+        if !flags.contains(pinFlag) { inboxWindow.unpinNotHeld(id) }
+        resultsWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+        markRead(id, flags.contains(.seen))
+    }
+
+    /// Counts inbox message `id` as read or unread (a message of another mailbox, found by a
+    /// search, is not the inbox's).
+    private mutating func markRead(_ id: Email.ID, _ isRead: Bool) {
+        guard unreadUIDs != nil, let mailbox, id.mailbox == mailbox.name, id.uidValidity == mailbox.uidValidity
+        else { return }
+        if isRead { unreadUIDs?.remove(id.uid) } else { unreadUIDs?.insert(id.uid) }
+    }
+
+    private mutating func forgetUnread(_ id: Email.ID) {
+        guard let mailbox, id.mailbox == mailbox.name, id.uidValidity == mailbox.uidValidity else { return }
+        unreadUIDs?.remove(id.uid)
     }
 
     /// Freshly loaded messages as they show: pinned by this mailbox's pin flag; for one with a
@@ -699,10 +920,10 @@ package struct InboxScreen: Hashable, Sendable {
             eventLog.append(event)
             switch emailsListState {
             case .data, .empty:
-                let known = Set(inbox.map(\.id))
-                let fresh = emails.filter { !known.contains($0.id) && !$0.flags.contains(.deleted) }
-                inbox.insert(contentsOf: fresh.map { $0.withFlags($0.flags, pinFlag: pinFlag) }, at: 0)
-                emailsListState = inbox.isEmpty ? .empty : .data
+                let fresh = emails.filter { !$0.flags.contains(.deleted) && inboxWindow.email($0.id) == nil }
+                inboxWindow.arrive(fresh.map { $0.withFlags($0.flags, pinFlag: pinFlag) })
+                for email in fresh { markRead(email.id, email.isRead) }
+                emailsListState = inboxWindow.isEmpty ? .empty : .data
                 countPeople(in: fresh)
             case .loading, .error:
                 break
@@ -711,15 +932,17 @@ package struct InboxScreen: Hashable, Sendable {
         case .expunged(let ids):
             eventLog.append(event)
             let removed = Set(ids)
-            inbox.removeAll { removed.contains($0.id) }
-            results.removeAll { removed.contains($0.id) }
+            inboxWindow.remove(removed)
+            resultsWindow.remove(removed)
+            for id in ids { forgetUnread(id) }
             if let list = resultsList { resultsRemoved.formUnion(removed.intersection(list.ids)) }
             switch emailsListState {
-            case .data, .empty: emailsListState = inbox.isEmpty ? .empty : .data
+            case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
             case .loading, .error: break
             }
-            if searchState == .results && results.isEmpty { searchState = .empty }
-            return []
+            if searchState == .results && resultsWindow.isEmpty { searchState = .empty }
+            // The rows shown may now be on a page not held: ask for it.
+            return windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : [])
         case .flagsChanged(let id, let flags):
             eventLog.append(event)
             if confirmedFlags[id] != nil {
@@ -807,12 +1030,51 @@ package struct InboxScreen: Hashable, Sendable {
 
     /// Forgets live changes no request in flight can have missed.
     private mutating func trimEventLog() {
-        let oldest = [listLoad, inboxPageLoad, searchLoad, resultsPageLoad].compactMap { $0?.firstEvent }.min()
+        let oldest = [listLoad, unreadLoad, inboxPageLoad, searchLoad, resultsPageLoad].compactMap { $0?.firstEvent }
+            .min()
         let keepFrom = oldest ?? nextEventNumber
         let drop = min(eventLog.count, max(0, keepFrom - eventLogStart))
         if drop > 0 {
             eventLog.removeFirst(drop)
             eventLogStart += drop
         }
+    }
+}
+
+/// A mailbox by name and UIDVALIDITY.
+private struct MailboxKey: Hashable, Sendable {
+    var name: String
+    var uidValidity: UInt32
+
+    init(_ id: Email.ID) {
+        name = id.mailbox
+        uidValidity = id.uidValidity
+    }
+}
+
+/// A set of UIDs as sorted runs that neither overlap nor touch.
+private struct UIDRuns: Hashable, Sendable {
+    private var runs: [ClosedRange<UInt32>] = []
+
+    /// Adds `uid`; false when it was in already.
+    mutating func insert(_ uid: UInt32) -> Bool {
+        // The first run that does not end before `uid`.
+        var (low, high) = (0, runs.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if runs[middle].upperBound < uid { low = middle + 1 } else { high = middle }
+        }
+        if low < runs.count && runs[low].contains(uid) { return false }
+        let joinsBefore = low > 0 && runs[low - 1].upperBound + 1 == uid
+        let joinsAfter = low < runs.count && uid + 1 == runs[low].lowerBound
+        switch (joinsBefore, joinsAfter) {
+        case (true, true):
+            runs[low - 1] = runs[low - 1].lowerBound...runs[low].upperBound
+            runs.remove(at: low)
+        case (true, false): runs[low - 1] = runs[low - 1].lowerBound...uid
+        case (false, true): runs[low] = uid...runs[low].upperBound
+        case (false, false): runs.insert(uid...uid, at: low)
+        }
+        return true
     }
 }

@@ -12,12 +12,20 @@ import Synchronization
 /// search history, and publishes the machine's state as observable properties, each changed
 /// only when its value does.
 ///
+/// The lists are windows (``MailListWindow``): a view says which rows it shows (``show(_:)``,
+/// ``showResults(_:)``), their pages are fetched by offset into the listing, and pages more
+/// than one away from them are dropped, so scrolling 100,000 messages holds a few pages (at
+/// most six of 50 for the terminal UI at 80x24, and the pinned rows near the view), and the
+/// unread count (``unreadCount``) is the mailbox's, not the held rows'.
+///
 /// ```swift
 /// struct InboxView: View {
 ///     @Bindable var model: InboxViewModel
 ///     @Environment(\.isSearching) private var isSearching
 ///     var body: some View {
 ///         List { ForEach(model.pinnedEmails) { ... }; ForEach(model.unpinnedEmails) { ... } }
+///             // or, over the whole mailbox: ForEach(0..<model.inboxWindow.count) { row in
+///             //     Row(model.inboxWindow[row]).onAppear { model.show(row - 50..<row + 50) } }
 ///             .searchable(text: $model.searchText) {
 ///                 ForEach(model.suggestions, id: \.text) { Text($0.text).searchCompletion($0.text) }
 ///             }
@@ -51,12 +59,26 @@ public final class InboxViewModel {
     public private(set) var connection: InboxConnectionState = .closed
     /// The open mailbox, once opened.
     public private(set) var mailbox: MailboxDescription?
-    /// The "Pinned" section: the pinned messages among those loaded, newest first.
+    /// The "Pinned" section's rows that are held (those near what the view shows), newest
+    /// first; the whole section, numbered, is ``inboxWindow``'s.
     public private(set) var pinnedEmails: [Email] = []
-    /// The other loaded messages, newest first.
+    /// The other messages held, newest first: those of the pages around what the view shows
+    /// (``show(_:)``), not the whole mailbox.
     public private(set) var unpinnedEmails: [Email] = []
-    /// The loaded results of the submitted search, newest first.
+    /// The inbox as a window over its listing: the held rows and how many there are in all, for
+    /// a view that scrolls the whole mailbox (and says what it shows with ``show(_:)``).
+    public private(set) var inboxWindow = MailListWindow(pageSize: 50, pinnedSection: true)
+    /// How many messages of the mailbox are unread: all of them, not only the rows held (from
+    /// the listing, kept up to date by every change); nil when the service did not say.
+    public private(set) var unreadCount: Int?
+    /// The rows of ``inboxWindow`` the view last said it shows (``show(_:)``).
+    public private(set) var inboxShown: Range<Int> = 0..<50
+    /// The rows of ``resultsWindow`` the view last said it shows (``showResults(_:)``).
+    public private(set) var resultsShown: Range<Int> = 0..<50
+    /// The held results of the submitted search, newest first.
     public private(set) var searchResults: [Email] = []
+    /// The results as a window over the search's matches (``showResults(_:)``).
+    public private(set) var resultsWindow = MailListWindow(pageSize: 50, pinnedSection: false)
     /// How many messages matched the submitted search (less those expunged since).
     public private(set) var searchResultsTotal = 0
     /// The text of the search field.
@@ -102,7 +124,7 @@ public final class InboxViewModel {
     // MARK: - The driver's own state
 
     private enum JobKey: Hashable {
-        case open, listen, list, inboxPage, close, history, script
+        case open, listen, list, unread, inboxPage, close, history, script
         case search(Int)
         case resultsPage(Int)
         case flagChange(Int)
@@ -121,8 +143,7 @@ public final class InboxViewModel {
     /// The newest task of each kind, by number, for cancelling.
     @ObservationIgnored private var current: [JobKey: Int] = [:]
     @ObservationIgnored private var nextJob = 0
-    /// The machine's inbox as last published into ``pinnedEmails`` and ``unpinnedEmails``.
-    @ObservationIgnored private var publishedInbox: [Email] = []
+
     /// The listener's task, also reachable from `deinit` (which is not on the main actor), so a
     /// model dropped without `stop()` does not leave it waiting on the service's events.
     @ObservationIgnored private let listener = Mutex<Task<Void, Never>?>(nil)
@@ -133,6 +154,8 @@ public final class InboxViewModel {
         self.service = service
         self.history = HistoryStore(history)
         self.screen = InboxScreen(pageSize: pageSize)
+        inboxWindow = screen.inboxWindow
+        resultsWindow = screen.resultsWindow
         publish()
     }
 
@@ -174,6 +197,14 @@ public final class InboxViewModel {
 
     /// Loads the results' next page, if there is one and none is loading.
     public func loadMoreResults() { send(.loadMore(.results)) }
+
+    /// The view shows (or is about to show) these rows of ``inboxWindow`` (pinned first): their
+    /// pages load, one at a time, and pages far from them are dropped, so what is held stays a
+    /// few pages however far the list is scrolled.
+    public func show(_ rows: Range<Int>) { send(.show(.inbox, rows: rows)) }
+
+    /// The view shows these rows of ``resultsWindow``.
+    public func showResults(_ rows: Range<Int>) { send(.show(.results, rows: rows)) }
 
     /// Marks the message read or unread, whichever it is not: at once on screen, then on the
     /// server; undone with a ``notice`` if the server refuses or the call fails.
@@ -218,15 +249,21 @@ public final class InboxViewModel {
         update(\.searchState, screen.searchState)
         update(\.connection, screen.connection)
         update(\.mailbox, screen.mailbox)
-        // The sections are filtered out of the inbox only when it changed: an unchanged inbox is
-        // the same array (compared in constant time), and a scrolled one holds the whole mailbox.
-        if screen.inbox != publishedInbox {
-            publishedInbox = screen.inbox
+        // The held rows are copied out only when the window changed (its revision says so): a
+        // key press that moves within what is held changes nothing here.
+        if screen.inboxWindow.revision != inboxWindow.revision {
+            inboxWindow = screen.inboxWindow
             update(\.pinnedEmails, screen.pinnedEmails)
             update(\.unpinnedEmails, screen.unpinnedEmails)
         }
-        update(\.searchResults, screen.results)
+        if screen.resultsWindow.revision != resultsWindow.revision {
+            resultsWindow = screen.resultsWindow
+            update(\.searchResults, screen.results)
+        }
         update(\.searchResultsTotal, screen.resultsTotal)
+        update(\.unreadCount, screen.unreadCount)
+        update(\.inboxShown, screen.inboxShown)
+        update(\.resultsShown, screen.resultsShown)
         update(\.query, screen.query)
         update(\.searchedQuery, screen.searchedQuery)
         update(\.suggestions, screen.suggestions)
@@ -277,6 +314,12 @@ public final class InboxViewModel {
                     self.send(.listFailed(generation: generation, error))
                 }
             }
+        case .countUnread(let generation):
+            run(.unread) {
+                let uids: [UInt32]?
+                do throws(MailServiceError) { uids = try await service.unreadUIDs() } catch { uids = nil }
+                self.send(.unreadCounted(generation: generation, uids))
+            }
         case .search(let generation, let query, let pageSize):
             run(.search(generation)) {
                 do throws(MailServiceError) {
@@ -324,6 +367,7 @@ public final class InboxViewModel {
         case .close:
             cancel(.open)
             cancel(.list)
+            cancel(.unread)
             cancel(.inboxPage)
             // A flag change in flight is let finish: its outcome is the server's, and the
             // screen rolls it back if it fails.

@@ -11,7 +11,7 @@ package import MailSearch
 /// > ●📌 AD Albus Dumbledore     About Nicolas Flamel  To the well-organized…  Mar 14
 ///  INBOX
 ///    ●   Team                 Reminder: Team meeting at 3 PM.  Hi all, the…   Mar 9
-///                          Updated just now · 11 unread of the newest 50
+///                          Updated just now · 11 unread
 ///  u Read  p Unpin  ⏎ Open  / Search  R Refresh  ? Help  q Quit
 /// ```
 /// Rows follow the swipe-actions document's MailCell: unread dot, pin, initials, the sender
@@ -110,7 +110,7 @@ package struct InboxRenderer {
             }
         case .inbox:
             switch snapshot.emailsListState {
-            case .loading where snapshot.inboxEmails.isEmpty:
+            case .loading where snapshot.inboxWindow.isEmpty:
                 return placeholderRows(count: rows, width: width)
             case .loading, .data:
                 return list(ListRows.inbox(snapshot), position: screen.inbox, width: width, rows: rows)
@@ -167,8 +167,8 @@ package struct InboxRenderer {
                 return FrameLine(" " + title, TextStyle.bold.colored(.cyan)).truncated(to: width)
             case .email(let email, let index):
                 return emailRow(email, selected: index == position.index, width: width)
-            case .loadingMore:
-                return FrameLine("   Loading more...", .dim).truncated(to: width)
+            case .notLoaded(let index):
+                return notLoadedRow(selected: index == position.index, width: width)
             }
         }
     }
@@ -203,6 +203,17 @@ package struct InboxRenderer {
             line.pad(dateColumn - TerminalText.width(of: date) - 1, base)
             line.append(date + " ", base.with(dim: !selected))
         }
+        return line.fitted(to: width, base)
+    }
+
+    /// A message whose page is on its way: a grey bar where its row will be.
+    private func notLoadedRow(selected: Bool, width: Int) -> FrameLine {
+        let base: TextStyle = selected ? .reverse : .plain
+        var line = FrameLine()
+        line.append(selected ? ">" : " ", base.with(bold: true))
+        line.pad(4, base)
+        line.append(String(repeating: "░", count: 2) + " ", base.with(dim: true))
+        line.append("Loading...", base.with(dim: true))
         return line.fitted(to: width, base)
     }
 
@@ -307,10 +318,9 @@ package struct InboxRenderer {
             case .error: parts.append("Could not check for mail")
             case .data, .empty:
                 if parts.isEmpty { parts.append(updated(screen.lastUpdated)) }
-                let unread = snapshot.inboxUnreadCount
-                parts.append(
-                    snapshot.canLoadMore
-                        ? "\(unread) unread of the newest \(snapshot.inboxEmails.count)" : "\(unread) unread")
+                // The whole mailbox's count (counted after the listing, kept up to date), not the
+                // rows held; absent until it is in.
+                if let unread = snapshot.unreadCount { parts.append("\(unread) unread") }
             }
             if snapshot.isLoadingMore { parts.append("Loading more...") }
         case .searchField, .searchResults:
@@ -390,7 +400,7 @@ package struct InboxRenderer {
         " Moving",
         "   j k  ↓ ↑          next, previous message",
         "   PgDn PgUp  Space  a page down, up",
-        "   g G  Home End     first, last message (more load at the end of the list)",
+        "   g G  Home End     first, last message of the mailbox (its page loads at once)",
         " Acting on the selected message",
         "   Enter             open it (headers and text; opening never marks it read)",
         "   u                 Read / Unread",

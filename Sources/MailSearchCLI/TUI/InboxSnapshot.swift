@@ -2,20 +2,24 @@ package import MailSearch
 
 /// The ``InboxViewModel``'s state at one moment, as a value: what the terminal screen is drawn
 /// from. Taking it reads every observable property of the model, so taking it inside
-/// `withObservationTracking` registers for any change the screen shows.
+/// `withObservationTracking` registers for any change the screen shows. It costs no copy of
+/// rows: the lists are ``MailListWindow`` values, a few pages each, shared with the model.
 package struct InboxSnapshot: Hashable, Sendable {
     package var inboxViewState: InboxViewState = .emails
     package var emailsListState: EmailsListState = .loading
     package var searchState: SearchViewState = .empty
     package var connection: InboxConnectionState = .closed
     package var mailbox: MailboxDescription?
-    package var pinnedEmails: [Email] = [] {
-        didSet { joinInbox() }
-    }
-    package var unpinnedEmails: [Email] = [] {
-        didSet { joinInbox() }
-    }
-    package var searchResults: [Email] = []
+    /// The inbox: its held rows, and its numbering of those not held.
+    package var inboxWindow = MailListWindow(pageSize: 50, pinnedSection: true)
+    /// The search's results, likewise.
+    package var resultsWindow = MailListWindow(pageSize: 50, pinnedSection: false)
+    /// How many messages of the mailbox are unread, when the listing said.
+    package var unreadCount: Int?
+    /// The rows of the inbox the model was last told are shown.
+    package var inboxShown: Range<Int> = 0..<50
+    /// The rows of the results the model was last told are shown.
+    package var resultsShown: Range<Int> = 0..<50
     package var searchResultsTotal = 0
     package var query = ""
     package var searchedQuery: String?
@@ -37,9 +41,11 @@ package struct InboxSnapshot: Hashable, Sendable {
         searchState = model.searchState
         connection = model.connection
         mailbox = model.mailbox
-        pinnedEmails = model.pinnedEmails
-        unpinnedEmails = model.unpinnedEmails
-        searchResults = model.searchResults
+        inboxWindow = model.inboxWindow
+        resultsWindow = model.resultsWindow
+        unreadCount = model.unreadCount
+        inboxShown = model.inboxShown
+        resultsShown = model.resultsShown
         searchResultsTotal = model.searchResultsTotal
         query = model.query
         searchedQuery = model.searchedQuery
@@ -50,24 +56,19 @@ package struct InboxSnapshot: Hashable, Sendable {
         canLoadMoreResults = model.canLoadMoreResults
         isLoadingMore = model.isLoadingMore
         isLoadingMoreResults = model.isLoadingMoreResults
-        joinInbox()
     }
 
-    /// The inbox as listed: the Pinned section, then the rest, each newest first. Joined once
-    /// when the sections change, not on every read: a key press reads it several times, and a
-    /// list scrolled to its end holds the whole mailbox.
-    package private(set) var inboxEmails: [Email] = []
-    /// How many of ``inboxEmails`` are unread.
-    package private(set) var inboxUnreadCount = 0
+    /// The pinned messages held (tests; views read ``inboxWindow``).
+    package var pinnedEmails: [Email] { inboxWindow.pinnedEmails }
+    /// The other inbox messages held.
+    package var unpinnedEmails: [Email] { inboxWindow.otherEmails }
+    /// The results held.
+    package var searchResults: [Email] { resultsWindow.residentEmails }
 
-    private mutating func joinInbox() {
-        inboxEmails = pinnedEmails + unpinnedEmails
-        inboxUnreadCount = inboxEmails.reduce(0) { $0 + ($1.isRead ? 0 : 1) }
-    }
-
-    /// The loaded message `id`, from the inbox or else the results.
+    /// The held message `id`, from the inbox or else the results: a look through the held rows,
+    /// which are a few pages whatever was scrolled.
     package func email(_ id: Email.ID) -> Email? {
-        inboxEmails.first { $0.id == id } ?? searchResults.first { $0.id == id }
+        inboxWindow.email(id) ?? resultsWindow.email(id)
     }
 
     /// The mailbox's name for titles (INBOX before it is open).

@@ -26,70 +26,75 @@ package struct ScreenLayout: Hashable, Sendable {
     package var page: Int { max(1, bodyRows - 1) }
 }
 
-/// One row of a mail list: a section title, a message, or the row that says more are loading.
+/// One row of a mail list: a section title, a message, or a message whose page is not loaded.
 package enum ListRow: Hashable, Sendable {
     /// "Pinned", or the mailbox's name after the pinned section.
     case section(String)
     /// The message at `index` of the list's messages.
     case email(Email, index: Int)
-    /// More messages are being fetched.
-    case loadingMore
+    /// Message `index` of the list, on a page that is being fetched (or will be when it comes
+    /// near the view).
+    case notLoaded(index: Int)
 }
 
-/// The rows of a mail list, worked out from the sections' sizes rather than built: a key press
-/// asks for a few of them, and a list scrolled to its end holds the whole mailbox.
+/// The rows of a mail list, worked out from its ``MailListWindow`` rather than built: a key
+/// press asks for a screenful of them, and the list may have 100,000 messages of which a few
+/// pages are held.
 ///
 /// The inbox: the Pinned section (if any message is pinned) titled, then the rest under the
-/// mailbox's name (titled only after a Pinned section), then "Loading more" while a page loads.
-/// The results: the messages, then "Loading more" while a page loads.
+/// mailbox's name (titled only after a Pinned section). The results: the messages.
 package struct ListRows: Sendable {
-    private let pinned: [Email]
-    private let others: [Email]
+    private let window: MailListWindow
     private let mailboxName: String
-    private let isLoadingMore: Bool
+    private let titled: Bool
 
-    private init(pinned: [Email], others: [Email], mailboxName: String, isLoadingMore: Bool) {
-        self.pinned = pinned
-        self.others = others
+    private init(window: MailListWindow, mailboxName: String, titled: Bool) {
+        self.window = window
         self.mailboxName = mailboxName
-        self.isLoadingMore = isLoadingMore
+        self.titled = titled
     }
 
     /// The inbox's rows.
     package static func inbox(_ snapshot: InboxSnapshot) -> ListRows {
-        ListRows(
-            pinned: snapshot.pinnedEmails, others: snapshot.unpinnedEmails, mailboxName: snapshot.mailboxName,
-            isLoadingMore: snapshot.isLoadingMore)
+        ListRows(window: snapshot.inboxWindow, mailboxName: snapshot.mailboxName, titled: true)
     }
 
     /// The search results' rows.
     package static func results(_ snapshot: InboxSnapshot) -> ListRows {
-        ListRows(
-            pinned: [], others: snapshot.searchResults, mailboxName: "", isLoadingMore: snapshot.isLoadingMoreResults)
+        ListRows(window: snapshot.resultsWindow, mailboxName: "", titled: false)
     }
 
-    private var pinnedTitleRows: Int { pinned.isEmpty ? 0 : 1 }
-    private var othersTitleRows: Int { !pinned.isEmpty && !others.isEmpty ? 1 : 0 }
+    private var pinnedTitleRows: Int { titled && window.pinnedCount > 0 ? 1 : 0 }
+    private var othersTitleRows: Int { pinnedTitleRows == 1 && window.othersCount > 0 ? 1 : 0 }
     /// The row of the first message that is not pinned.
-    private var othersStart: Int { pinnedTitleRows + pinned.count + othersTitleRows }
+    private var othersStart: Int { pinnedTitleRows + window.pinnedCount + othersTitleRows }
 
     /// How many rows.
-    package var count: Int { othersStart + others.count + (isLoadingMore ? 1 : 0) }
+    package var count: Int { othersStart + window.othersCount }
 
     /// Row `row` (0 ..< count).
     package subscript(row: Int) -> ListRow {
-        if !pinned.isEmpty {
+        let pinned = window.pinnedCount
+        if pinnedTitleRows == 1 {
             if row == 0 { return .section("Pinned") }
-            if row <= pinned.count { return .email(pinned[row - 1], index: row - 1) }
-            if othersTitleRows == 1 && row == pinned.count + 1 { return .section(mailboxName) }
+            if row <= pinned { return window[row - 1].map { .email($0, index: row - 1) } ?? .notLoaded(index: row - 1) }
+            if othersTitleRows == 1 && row == pinned + 1 { return .section(mailboxName) }
         }
         let index = row - othersStart
-        if index < others.count { return .email(others[index], index: pinned.count + index) }
-        return .loadingMore
+        if let email = window.other(at: index) { return .email(email, index: pinned + index) }
+        return .notLoaded(index: pinned + index)
     }
 
     /// The row of the message at `index` of the list's messages (pinned first).
     package func row(ofMessage index: Int) -> Int {
-        index < pinned.count ? pinnedTitleRows + index : othersStart + index - pinned.count
+        let pinned = window.pinnedCount
+        return index < pinned ? pinnedTitleRows + index : othersStart + index - pinned
+    }
+
+    /// The message on row `row`, or for a section title the message under it.
+    package func message(ofRow row: Int) -> Int {
+        let pinned = window.pinnedCount
+        if pinnedTitleRows == 1 && row <= pinned { return max(0, row - 1) }
+        return pinned + max(0, row - othersStart)
     }
 }

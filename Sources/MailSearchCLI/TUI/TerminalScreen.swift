@@ -54,6 +54,10 @@ package struct TerminalScreen: Hashable, Sendable {
         case loadMore
         /// `loadMoreResults()`.
         case loadMoreResults
+        /// `show(_:)`: the rows of the inbox in view and around it.
+        case show(Range<Int>)
+        /// `showResults(_:)`: the rows of the results in view and around it.
+        case showResults(Range<Int>)
         /// `toggleRead(_:)`.
         case toggleRead(Email.ID)
         /// `togglePin(_:)`.
@@ -94,7 +98,8 @@ package struct TerminalScreen: Hashable, Sendable {
 
     /// A list's selection and scroll position.
     package struct ListPosition: Hashable, Sendable {
-        /// The selected message; nil when the list is empty.
+        /// The selected message; nil when the list is empty, or the selected row's page is not
+        /// loaded yet (it is then the message at `index` once it is).
         package var selected: Email.ID?
         /// The selected message's index among the list's messages.
         package var index = 0
@@ -153,19 +158,19 @@ package struct TerminalScreen: Hashable, Sendable {
         switch snapshot.inboxViewState {
         case .emails:
             guard snapshot.emailsListState == .data || snapshot.emailsListState == .loading else { return nil }
-            return Self.selectedEmail(inbox, in: snapshot.inboxEmails)
+            return Self.selectedEmail(inbox, in: snapshot.inboxWindow)
         case .search:
             guard searchFocus == .results, snapshot.searchState == .results else { return nil }
-            return Self.selectedEmail(results, in: snapshot.searchResults)
+            return Self.selectedEmail(results, in: snapshot.resultsWindow)
         }
     }
 
-    /// The message `position` selects: at its index (every frame asks, so no search of a long
-    /// list unless it moved).
-    private static func selectedEmail(_ position: ListPosition, in emails: [Email]) -> Email? {
+    /// The message `position` selects: at its index (every frame asks, so no search of the held
+    /// rows unless it moved).
+    private static func selectedEmail(_ position: ListPosition, in window: MailListWindow) -> Email? {
         guard let id = position.selected else { return nil }
-        if emails.indices.contains(position.index), emails[position.index].id == id { return emails[position.index] }
-        return emails.first { $0.id == id }
+        if let email = window[position.index], email.id == id { return email }
+        return window.email(id)
     }
 
     /// Whether the search field shows suggestions (or recent searches) instead of the state: it
@@ -207,7 +212,7 @@ package struct TerminalScreen: Hashable, Sendable {
             }
             switch new.emailsListState {
             case .data, .empty:
-                if old.emailsListState != new.emailsListState || old.inboxEmails != new.inboxEmails {
+                if old.emailsListState != new.emailsListState || old.inboxWindow.revision != new.inboxWindow.revision {
                     lastUpdated = date
                 }
             case .loading, .error: break
@@ -216,11 +221,11 @@ package struct TerminalScreen: Hashable, Sendable {
                 highlightedSuggestion = new.suggestions.isEmpty ? nil : new.suggestions.count - 1
             }
             fixPositions()
-            return loadMoreIfNeeded()
+            return showIfNeeded()
         case .resized(let new):
             size = new
             fixPositions()
-            return loadMoreIfNeeded()
+            return showIfNeeded()
         case .messageLoaded(let id, let lines):
             guard case .message(var reader) = overlay, reader.id == id, reader.content == .loading else { return [] }
             reader.content = .loaded(lines)
@@ -279,7 +284,8 @@ package struct TerminalScreen: Hashable, Sendable {
 
     /// The keys shared by the inbox and the results: moving, opening, Read/Unread, Pin/Unpin.
     private mutating func listKey(_ key: Key, in list: ListKind) -> [Action] {
-        let count = list == .inbox ? snapshot.inboxEmails.count : snapshot.searchResults.count
+        let window = list == .inbox ? snapshot.inboxWindow : snapshot.resultsWindow
+        let count = window.count
         var position = list == .inbox ? inbox : results
         let page = layout.page
         switch key {
@@ -311,14 +317,13 @@ package struct TerminalScreen: Hashable, Sendable {
         }
         guard count > 0 else { return [] }
         position.index = min(max(position.index, 0), count - 1)
-        let emails = list == .inbox ? snapshot.inboxEmails : snapshot.searchResults
-        position.selected = emails[position.index].id
+        position.selected = window[position.index]?.id
         switch list {
         case .inbox: inbox = position
         case .results: results = position
         }
         fixPositions()
-        return loadMoreIfNeeded()
+        return showIfNeeded()
     }
 
     private mutating func fieldKey(_ key: Key) -> [Action] {
@@ -413,9 +418,9 @@ package struct TerminalScreen: Hashable, Sendable {
     /// Re-finds each list's selected message (it may have moved or gone), and scrolls so it is
     /// in view and the list does not end above the bottom of the body.
     private mutating func fixPositions() {
-        inbox = Self.fixed(inbox, emails: snapshot.inboxEmails, rows: ListRows.inbox(snapshot), layout: layout)
+        inbox = Self.fixed(inbox, window: snapshot.inboxWindow, rows: ListRows.inbox(snapshot), layout: layout)
         results = Self.fixed(
-            results, emails: snapshot.searchResults, rows: ListRows.results(snapshot), layout: layout)
+            results, window: snapshot.resultsWindow, rows: ListRows.results(snapshot), layout: layout)
         if case .message(var reader) = overlay {
             let lineCount = reader.wrappedLines(width: size.width).count
             reader.top = max(0, min(reader.top, lineCount - layout.bodyRows))
@@ -424,19 +429,19 @@ package struct TerminalScreen: Hashable, Sendable {
     }
 
     private static func fixed(
-        _ position: ListPosition, emails: [Email], rows: ListRows, layout: ScreenLayout
+        _ position: ListPosition, window: MailListWindow, rows: ListRows, layout: ScreenLayout
     ) -> ListPosition {
         var position = position
-        guard !emails.isEmpty else { return ListPosition() }
-        // The selected message is usually where it was (a key moved it there): looked for only
-        // when it is not.
-        let inPlace = emails.indices.contains(position.index) && emails[position.index].id == position.selected
-        if !inPlace, let selected = position.selected, let index = emails.firstIndex(where: { $0.id == selected }) {
+        guard !window.isEmpty else { return ListPosition() }
+        // The selected message is usually where it was (a key moved it there): looked for (in
+        // the held rows) only when it is not.
+        let inPlace = position.selected != nil && window[position.index]?.id == position.selected
+        if !inPlace, let selected = position.selected, let index = window.position(of: selected) {
             position.index = index
         } else {
-            position.index = min(max(position.index, 0), emails.count - 1)
+            position.index = min(max(position.index, 0), window.count - 1)
         }
-        position.selected = emails[position.index].id
+        position.selected = window[position.index]?.id
         let visible = max(1, layout.bodyRows)
         let row = rows.row(ofMessage: position.index)
         // The section title above the first message of a section comes into view with it.
@@ -452,24 +457,24 @@ package struct TerminalScreen: Hashable, Sendable {
         return position
     }
 
-    /// Asks for the next page when the selection is within two screenfuls of the end of what is
-    /// loaded, the list has more, and none is loading: Page Down held down then finds rows
-    /// loaded ahead of it rather than the end of the list (with one screenful, every other
-    /// press stopped at the last loaded row while the page was on its way).
-    private func loadMoreIfNeeded() -> [Action] {
+    /// Tells the model which rows of the list in view to hold: the screenful in view and two
+    /// more either side (Page Down held down then finds rows loaded ahead of it), when that is
+    /// not what it was last told. The model loads their pages and drops the others, so what is
+    /// held stays about five screenfuls wherever the list is scrolled.
+    private func showIfNeeded() -> [Action] {
         guard overlay == .none else { return [] }
-        let margin = 2 * max(layout.bodyRows, 1)
+        let body = max(layout.bodyRows, 1)
         switch snapshot.inboxViewState {
         case .emails:
-            guard snapshot.emailsListState == .data, snapshot.canLoadMore, !snapshot.isLoadingMore,
-                snapshot.inboxEmails.count - 1 - inbox.index < margin
-            else { return [] }
-            return [.model(.loadMore)]
+            guard snapshot.emailsListState == .data else { return [] }
+            let first = ListRows.inbox(snapshot).message(ofRow: inbox.top)
+            let wanted = (first - 2 * body)..<(first + 3 * body)
+            return wanted == snapshot.inboxShown ? [] : [.model(.show(wanted))]
         case .search:
-            guard snapshot.searchState == .results, snapshot.canLoadMoreResults, !snapshot.isLoadingMoreResults,
-                snapshot.searchResults.count - 1 - results.index < margin
-            else { return [] }
-            return [.model(.loadMoreResults)]
+            guard snapshot.searchState == .results else { return [] }
+            let first = ListRows.results(snapshot).message(ofRow: results.top)
+            let wanted = (first - 2 * body)..<(first + 3 * body)
+            return wanted == snapshot.resultsShown ? [] : [.model(.showResults(wanted))]
         }
     }
 }

@@ -154,8 +154,9 @@ final class TerminalUI {
 
     /// The model's state now; registers for its next change unless a registration is waiting.
     /// While one waits, nothing the snapshot reads has changed (`onChange` runs as the first
-    /// change is made), so the last snapshot is the model's state: a key press costs no copy of
-    /// the lists, which hold the whole mailbox once it is scrolled through.
+    /// change is made), so the last snapshot is the model's state: a key press that changes
+    /// nothing in the model takes no snapshot (one that does copies windows of a few pages,
+    /// sharing their storage with the model).
     private func snapshot() -> InboxSnapshot {
         let flag = observation
         let registered = flag.isRegistered.withLock { isRegistered in
@@ -216,6 +217,8 @@ extension TerminalScreen.ModelRequest {
         case .chooseSuggestion(let text): model.chooseSuggestion(text)
         case .loadMore: model.loadMore()
         case .loadMoreResults: model.loadMoreResults()
+        case .show(let rows): model.show(rows)
+        case .showResults(let rows): model.showResults(rows)
         case .toggleRead(let id): model.toggleRead(id)
         case .togglePin(let id): model.togglePin(id)
         case .refresh: model.refresh()

@@ -55,6 +55,13 @@ final class ScreenHarness {
         synchronize()
     }
 
+    /// Does `action`, then waits until the pages it (and each page's arrival) asks for are in:
+    /// the model loads one page at a time, and the screen asks for the next when one arrives.
+    func settleAll(after action: () -> Void = {}) async {
+        action()
+        repeat { await settle() } while model.isLoadingMore || model.isLoadingMoreResults
+    }
+
     /// Presses `keys` one after the other, each followed by the model's new state.
     func press(_ keys: Key...) {
         for key in keys {

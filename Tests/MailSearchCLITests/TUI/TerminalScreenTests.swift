@@ -51,40 +51,54 @@ struct TerminalScreenTests {
         #expect(harness.lines.count == 30)
     }
 
-    @Test func moreRowsLoadAtTheEndOfTheList() async {
+    @Test func gJumpsToTheLastPageWithoutTheOnesBetweenAndgComesBack() async {
+        // 320 messages, pages of 50: pages 0 to 6.
         let harness = ScreenHarness(
-            service: ScreenHarness.sampleService(extra: 110), size: .init(width: 80, height: 24), pageSize: 50)
-        await harness.start()
-        #expect(harness.model.pinnedEmails.count + harness.model.unpinnedEmails.count == 50)
-        #expect(harness.model.canLoadMore)
-        harness.press(.character("j"))
-        #expect(!harness.model.isLoadingMore, "far from the end, nothing more is asked for")
+            service: ScreenHarness.sampleService(extra: 310), size: .init(width: 80, height: 24), pageSize: 50)
+        await harness.settleAll(after: harness.model.start)
+        #expect(harness.model.inboxWindow.count == 320)
+        #expect(harness.model.inboxWindow.residentPages == [0, 1], "the first page and the one two screenfuls on")
         harness.press(.character("G"))
+        #expect(harness.screen.inbox.index == 319)
         #expect(harness.model.isLoadingMore)
-        #expect(harness.lines.contains { $0.contains("Loading more...") })
-        await harness.settle()
-        #expect(harness.screen.snapshot.inboxEmails.count == 100)
-        #expect(harness.screen.inbox.index == 49, "the selection stays on the message it was on")
-        harness.press(.character("G"))
-        await harness.settle()
-        #expect(harness.screen.snapshot.inboxEmails.count == 120)
-        #expect(!harness.model.canLoadMore)
+        #expect(harness.lines.contains { $0.hasPrefix(">") && $0.contains("Loading...") }, "\(harness.text)")
+        await harness.settleAll()
+        #expect(harness.screen.inbox.index == 319)
+        #expect(harness.lines.contains { $0.hasPrefix(">") && $0.contains("Older message 309") }, "\(harness.text)")
+        let window = harness.model.inboxWindow
+        #expect(window.residentPages == [5, 6], "the last page and the one above it, nothing between")
         #expect(harness.lines[22].trimmingCharacters(in: .whitespaces) == "Updated just now · 4 unread")
+        harness.press(.character("g"))
+        #expect(harness.screen.inbox.index == 0)
+        await harness.settleAll()
+        #expect(harness.model.inboxWindow.residentPages == [0, 1])
+        #expect(harness.lines[1] == " Pinned")
+        #expect(harness.lines[2].hasPrefix("> 📌 SS Severus Snape"), "\(harness.lines[2])")
     }
 
-    @Test func theNextPageIsAskedForTwoScreenfulsAhead() async {
+    @Test func rowsTwoScreenfulsAheadAreLoadedBeforeTheyShowAndFewAreHeld() async {
         let harness = ScreenHarness(
-            service: ScreenHarness.sampleService(extra: 110), size: .init(width: 80, height: 24), pageSize: 50)
-        await harness.start()
-        let page = harness.screen.layout.page
-        #expect(harness.screen.layout.bodyRows == 21)
-        harness.press(.pageDown)
-        // 29 rows below the selection: more than one screenful (21), less than two.
-        #expect(harness.screen.inbox.index == page)
-        #expect(harness.model.isLoadingMore, "asked for while two screenfuls remain")
-        await harness.settle()
-        #expect(harness.screen.snapshot.inboxEmails.count == 100)
-        #expect(harness.screen.inbox.index == page, "the selection stays where it was")
+            service: ScreenHarness.sampleService(extra: 990), size: .init(width: 80, height: 24), pageSize: 50)
+        await harness.settleAll(after: harness.model.start)
+        let body = harness.screen.layout.bodyRows
+        #expect(body == 21)
+        var pressed = 0
+        while harness.screen.inbox.index < 999 {
+            harness.press(.pageDown)
+            pressed += 1
+            await harness.settleAll()
+            let window = harness.model.inboxWindow
+            let first = harness.screen.inbox.index
+            for index in first..<min(window.count, first + 2 * body) {
+                #expect(window[index] != nil, "message \(index) after \(pressed) presses")
+            }
+            #expect(!harness.lines.contains { $0.contains("Loading...") }, "\(harness.text)")
+            // Five screenfuls touch at most four pages of 50; one more either side.
+            #expect(window.residentPages.count <= 6, "\(window.residentPages)")
+            #expect(window.residentCount <= 6 * 50 + window.pinnedCount)
+        }
+        #expect(pressed >= 49)
+        #expect(harness.lines.contains { $0.hasPrefix(">") && $0.contains("Older message 989") })
     }
 
     @Test func newMailKeepsTheSelectionOnItsMessage() async {

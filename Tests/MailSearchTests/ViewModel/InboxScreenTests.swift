@@ -45,8 +45,13 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             .opening, .opened(Fixture.mailbox), .emails, .loading, .empty,
             [.listen, .loadList(generation: 2, pageSize: 4)], connection: .open),
         .init(.opening, .openFailed(Fixture.failure), .emails, failed, .empty, []),
-        .init(.listing, .listLoaded(generation: 2, Fixture.page()), .emails, .data, .empty, []),
-        .init(.listing, .listLoaded(generation: 2, Fixture.page([])), .emails, .empty, .empty, []),
+        // The unread are counted once the first page shows.
+        .init(
+            .listing, .listLoaded(generation: 2, Fixture.page()), .emails, .data, .empty,
+            [.countUnread(generation: 2)]),
+        .init(
+            .listing, .listLoaded(generation: 2, Fixture.page([])), .emails, .empty, .empty,
+            [.countUnread(generation: 2)]),
         .init(.listing, .listFailed(generation: 2, Fixture.failure), .emails, failed, .empty, []),
         .init(.listing, .listLoaded(generation: 1, Fixture.page()), .emails, .loading, .empty, []),
         .init(.listFailed, .refresh, .emails, .loading, .empty, [.loadList(generation: 3, pageSize: 4)]),
@@ -136,8 +141,11 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             connection: .failed(Fixture.failure.message)),
         .init(.data, .mailbox(.arrived([Fixture.newcomer])), .emails, .data, .empty, []),
         .init(.empty, .mailbox(.arrived([Fixture.newcomer])), .emails, .data, .empty, []),
+        // The page shown is gone: the next one, not held yet, is what shows now.
         .init(
-            .data, .mailbox(.expunged([1, 2, 3, 4].map(Fixture.id))), .emails, .empty, .empty, []),
+            .data, .mailbox(.expunged([1, 2, 3, 4].map(Fixture.id))), .emails, .data, .empty,
+            [.loadPage(.inbox, generation: 2, all, offset: 4, pageSize: 4)]),
+        .init(.data, .mailbox(.expunged(Fixture.emails.map(\.id))), .emails, .empty, .empty, []),
         .init(.results, .mailbox(.expunged(Fixture.emails.map(\.id))), .search, .empty, .empty, []),
         // Stop.
         .init(.data, .stop, .emails, .data, .empty, [.stopListening, .close], connection: .closed),

@@ -141,8 +141,8 @@ enum ScreenFixture {
     static func invariantViolations(_ screen: InboxScreen) -> [String] {
         var violations: [String] = []
         switch screen.emailsListState {
-        case .data: if screen.inbox.isEmpty { violations.append("data with an empty inbox") }
-        case .empty: if !screen.inbox.isEmpty { violations.append("empty with messages") }
+        case .data: if screen.inboxWindow.isEmpty { violations.append("data with an empty inbox") }
+        case .empty: if !screen.inboxWindow.isEmpty { violations.append("empty with messages") }
         case .loading, .error: break
         }
         switch screen.searchState {
