@@ -53,8 +53,9 @@ if [[ $PEERS == 1 ]]; then
     done
 fi
 
-swift build -c release --product mailsearch >&2
-MAILSEARCH=$(swift build -c release --show-bin-path)/mailsearch
+# Built as the README installs it (the Swift runtime linked in).
+swift build -c release --static-swift-stdlib --product mailsearch >&2
+MAILSEARCH=$(swift build -c release --static-swift-stdlib --show-bin-path)/mailsearch
 
 WORK=$(mktemp -d /tmp/mailsearch-tui-bench.XXXXXX)
 chmod 700 "$WORK"

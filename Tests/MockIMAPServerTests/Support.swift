@@ -66,6 +66,10 @@ final class RawClient: @unchecked Sendable {
 
     init(connection: NetworkConnection) { self.connection = connection }
 
+    /// Whether any byte arrived that the test has not read (buffered here, or read from the
+    /// socket by the connection and not yet handed over).
+    var hasReceivedBytes: Bool { !buffer.isEmpty || connection.unreadByteCount > 0 }
+
     func send(_ text: String) async throws {
         try await connection.write(Array(text.utf8))
     }
