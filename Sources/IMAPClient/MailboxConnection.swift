@@ -182,8 +182,9 @@ public actor MailboxConnection {
                 await body(batch)
                 batch.removeAll(keepingCapacity: true)
             }
-            for try await summary in stream {
-                batch.append(summary)
+            let iterator = stream.makeAsyncIterator()
+            while let summary = try await iterator.next() {
+                batch.append(consume summary)
                 if batch.count >= 250 || stream.bufferedCount == 0 { await handOver() }
             }
             await handOver()

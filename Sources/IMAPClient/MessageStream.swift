@@ -34,7 +34,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         var finished = false
         var failure: IMAPError?
         var consumerGone = false
-        var receiver: CheckedContinuation<[Element], any Error>?
+        var receiver: CheckedContinuation<[Element?], any Error>?
         var demandWaiter: (limit: Int, continuation: CheckedContinuation<Bool, Never>)?
         var received = 0
         var total: Int?
@@ -53,14 +53,13 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         /// Up to `limit` values from the front, in order (none when nothing is buffered).
-        mutating func popBatch(_ limit: Int) -> [Element] {
+        mutating func popBatch(_ limit: Int) -> [Element?] {
             let taken = Swift.min(limit, count)
             guard taken > 0 else { return [] }
-            var batch: [Element] = []
+            var batch: [Element?] = []
             batch.reserveCapacity(taken)
-            for _ in 0..<taken {
-                if let element = pop() { batch.append(element) }
-            }
+            // Moved out of the buffer (take), and later out of the batch: never copied.
+            for _ in 0..<taken { batch.append(pop()) }
             return batch
         }
 
@@ -106,7 +105,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Appends `element` without waiting. A waiting consumer is woken once a batch is ready;
     /// `flush()` hands over the rest when the producer has nothing more for now.
     func yield(_ element: Element) {
-        let handOver = state.withLock { state -> (CheckedContinuation<[Element], any Error>, [Element])? in
+        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
             guard !state.consumerGone, !state.finished else { return nil }
             state.received += 1
             state.buffer.append(element)
@@ -119,7 +118,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
     func flush() {
-        let handOver = state.withLock { state -> (CheckedContinuation<[Element], any Error>, [Element])? in
+        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
             guard let receiver = state.receiver, state.count > 0 else { return nil }
             state.receiver = nil
             return (receiver, state.popBatch(Self.batchLimit))
@@ -143,7 +142,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
         let (receiver, batch, waiter) = state.withLock {
-            state -> (CheckedContinuation<[Element], any Error>?, [Element], CheckedContinuation<Bool, Never>?) in
+            state -> (CheckedContinuation<[Element?], any Error>?, [Element?], CheckedContinuation<Bool, Never>?) in
             guard !state.finished else { return (nil, [], nil) }
             state.finished = true
             state.failure = failure
@@ -168,7 +167,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     @usableFromInline func consumerLeft() {
         let (receiver, waiter, first) = state.withLock {
-            state -> (CheckedContinuation<[Element], any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
+            state -> (CheckedContinuation<[Element?], any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
             let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
@@ -191,7 +190,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The next values in order, at least one, waiting for them when none is buffered; empty at
     /// the end. Taking values wakes a producer waiting for the buffer to drain.
-    @usableFromInline func receiveBatch() async throws(IMAPError) -> [Element] {
+    @usableFromInline func receiveBatch() async throws(IMAPError) -> [Element?] {
         // Values already buffered are taken without suspending; a cancelled consumer takes the
         // slow path, which stops it.
         if !Task.isCancelled {
@@ -200,7 +199,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Element], any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<[Element?], any Error>) in
                     let (step, waiter) = state.withLock {
                         state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
                         let batch = state.popBatch(Self.batchLimit)
@@ -232,8 +232,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The values buffered now (at most `batchLimit`), waking a producer waiting for the buffer
     /// to drain; empty when none is buffered.
-    private func takeBuffered() -> [Element] {
-        let (batch, waiter) = state.withLock { state -> ([Element], CheckedContinuation<Bool, Never>?) in
+    private func takeBuffered() -> [Element?] {
+        let (batch, waiter) = state.withLock { state -> ([Element?], CheckedContinuation<Bool, Never>?) in
             let batch = state.popBatch(Self.batchLimit)
             return (batch, batch.isEmpty ? nil : state.takeDemandWaiter())
         }
@@ -249,7 +249,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     public final class AsyncIterator: AsyncIteratorProtocol {
         @usableFromInline let stream: MessageStream<Element>
         /// Values taken from the stream; those before `position` were handed out.
-        @usableFromInline var batch: [Element] = []
+        @usableFromInline var batch: [Element?] = []
         @usableFromInline var position = 0
 
         init(stream: MessageStream<Element>) { self.stream = stream }
@@ -261,7 +261,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             if position < batch.count && !Task.isCancelled {
                 position += 1
                 stream.iteratorHandedOutOne()
-                return batch[position - 1]
+                return batch[position - 1].take()
             }
             return try await refill(isolation: nil)
         }
@@ -271,7 +271,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             if position < batch.count && !Task.isCancelled {
                 position += 1
                 stream.iteratorHandedOutOne()
-                return batch[position - 1]
+                return batch[position - 1].take()
             }
             return try await refill(isolation: actor)
         }
@@ -286,7 +286,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             guard !batch.isEmpty else { return nil }
             position = 1
             stream.iteratorHolds(batch.count - 1)
-            return batch[0]
+            return batch[0].take()
         }
     }
 
@@ -295,7 +295,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 private enum ReceiveStep<Element: Sendable> {
-    case values([Element])
+    case values([Element?])
     case end(IMAPError?)
     case wait
 }
