@@ -26,7 +26,9 @@ struct OpenAccount: Sendable {
         reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects
     ) async throws(CommandFailure) -> OpenAccount {
         let environment = context.environment
-        // OpenSSL's one-time start-up runs beside reading the settings, files and secret.
+        // OpenSSL's one-time set-up runs beside reading the settings, files and secret, and on
+        // into connecting: the connection's own TLS context waits inside OpenSSL for the set-up
+        // to finish, so nothing waits for it before then.
         async let warmedUp: Void = OpenSSLLibrary.warmUp()
         var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
             try AccountSettings.resolve(options, environment: environment)
@@ -56,9 +58,9 @@ struct OpenAccount: Sendable {
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy)
-        await warmedUp
         do {
             let mailbox = try await service.open()
+            await warmedUp
             return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo)
         } catch {
             await service.close()
