@@ -182,8 +182,7 @@ package struct InboxRenderer {
         line.append(email.isPinned ? "📌" : "  ", base)
         line.pad(1, base)
         let sender = Self.sender(of: email)
-        let initials = email.from.initials.isEmpty ? "?" : email.from.initials
-        line.append(TerminalText.padded(initials, to: 2) + " ", base.with(bold: true))
+        line.append(TerminalText.padded(Self.initialsColumn(email.from.initials), to: 2) + " ", base.with(bold: true))
         if width >= 60 {
             line.append(TerminalText.padded(sender, to: width >= 100 ? 22 : 18) + "  ", base)
         }
@@ -418,6 +417,13 @@ package struct InboxRenderer {
         "   Esc               back to the inbox, as it was",
         "   Ctrl-U  Ctrl-W    clear the field, delete a word",
     ]
+
+    /// Initials that fit the two-column cell: both letters when they fit ("AD"), else the first
+    /// alone ("明 García" -> "明": a double-width letter fills the cell); "?" when there are none.
+    package static func initialsColumn(_ initials: String) -> String {
+        guard let first = initials.first else { return "?" }
+        return TerminalText.width(of: initials) <= 2 ? initials : String(first)
+    }
 
     /// The sender as a row shows it: the name, else the address.
     package static func sender(of email: Email) -> String {

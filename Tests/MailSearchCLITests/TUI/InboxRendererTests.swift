@@ -10,6 +10,14 @@ import Testing
 struct InboxRendererTests {
     static let unreachable = MailServiceError(.connection, "the server imap.example.com cannot be reached")
 
+    @Test(arguments: [
+        ("AD", "AD"), ("M", "M"), ("山太", "山"), ("明G", "明"), ("ZÜ", "ZÜ"), ("", "?"),
+    ])
+    func initialsFitTheirTwoColumnCell(initials: String, shown: String) {
+        // Both letters when they fit; a double-width first letter alone, never a cut "…".
+        #expect(InboxRenderer.initialsColumn(initials) == shown)
+    }
+
     @Test func inboxData() async {
         let harness = ScreenHarness()
         await harness.start()
