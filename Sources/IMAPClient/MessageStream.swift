@@ -248,7 +248,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// so a value already taken costs no lock, no generic call and no suspension.
     public final class AsyncIterator: AsyncIteratorProtocol {
         @usableFromInline let stream: MessageStream<Element>
-        /// Values taken from the stream; those before `position` were handed out.
+        /// Values taken from the stream; those before `position` were handed out (moved out).
         @usableFromInline var batch: [Element?] = []
         @usableFromInline var position = 0
 
@@ -257,14 +257,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         deinit { stream.consumerLeft() }
 
         /// The next value; nil at the end.
-        @inlinable public func next() async throws(IMAPError) -> Element? {
-            if position < batch.count && !Task.isCancelled {
-                position += 1
-                stream.iteratorHandedOutOne()
-                return batch[position - 1].take()
-            }
-            return try await refill(isolation: nil)
-        }
+        @inlinable public func next() async throws(IMAPError) -> Element? { try await next(isolation: nil) }
 
         /// The next value; nil at the end.
         @inlinable public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {

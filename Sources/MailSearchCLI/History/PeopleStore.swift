@@ -74,14 +74,7 @@ struct PeopleStore {
     /// contents are used when the file is still the one it was read from (another process may
     /// have replaced it meanwhile: then the file is read again).
     func record(_ emails: [Email], account: String, startingFrom snapshot: Snapshot? = nil) throws(CommandFailure) {
-        var file: File
-        if let snapshot, let stamp = snapshot.stamp, currentStamp() == stamp {
-            file = snapshot.file
-        } else if let snapshot, snapshot.stamp == nil, currentStamp() == nil {
-            file = snapshot.file
-        } else {
-            file = load()
-        }
+        var file = snapshot.flatMap { $0.stamp == currentStamp() ? $0.file : nil } ?? load()
         var entry = file.accounts[account] ?? Account()
         var seen = Set(entry.seen)
         var changed = false
