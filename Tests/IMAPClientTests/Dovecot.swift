@@ -88,8 +88,8 @@ enum Dovecot {
             "--maildir-from", "alice=\(alice)",
             "--maildir-from", "bob=\(bob)",
         ])
-        _ = try? await process.script("index", ["alice"])
-        _ = try? await process.script("index", ["bob"])
+        _ = try await process.script("index", ["alice"])
+        _ = try await process.script("index", ["bob"])
         return DovecotInstance(
             directory: process.directory, imapPort: process.imapPort, imapsPort: process.imapsPort,
             certificatePEM: process.certificatePEM)

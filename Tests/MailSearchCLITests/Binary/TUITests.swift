@@ -456,21 +456,28 @@ struct TUITests {
         #expect(result.standardOutput.isEmpty)
     }
 
-    /// Reads the flags of `uid` back over another connection until `condition` holds (the
-    /// change is sent after the screen shows it).
+    /// Reads the flags of `uid` back over another connection, then follows that connection's
+    /// IDLE events until `condition` holds (the change is sent after the screen shows it). The
+    /// listener starts before the read, so a change made in between is in one or the other; the
+    /// suite's time limit bounds a change that never comes.
     func waitForFlags(
         _ account: MockAccount, _ uid: UInt32, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: (Set<Flag>) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        var current = try await flags(account, uid)
-        while !condition(current) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the flags of UID \(uid) stayed \(current)", sourceLocation: sourceLocation)
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-            current = try await flags(account, uid)
+        let session = try await account.otherConnection()
+        try await session.select(MailboxName(wire: "INBOX"), readOnly: true)
+        let events = session.events().makeAsyncIterator()
+        var current: Set<Flag> = []
+        for try await message in session.fetch(SequenceSet(uid), items: [.uid, .flags]) where message.uid == uid {
+            current = Set(message.flags ?? []).subtracting([.recent])
         }
+        while !condition(current) {
+            guard let event = try await events.next() else {
+                Issue.record("the flags of UID \(uid) stayed \(current)", sourceLocation: sourceLocation)
+                break
+            }
+            if case .flagsChanged(uid, let flags, _) = event { current = Set(flags).subtracting([.recent]) }
+        }
+        await session.logout()
     }
 }
