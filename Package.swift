@@ -66,7 +66,14 @@ let package = Package(
         ),
         .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "TransportTests", dependencies: ["Transport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "openssl-exit-probe",
+            dependencies: ["Transport"],
+            path: "Tests/Support/OpenSSLExitProbe",
+            swiftSettings: strictSettings
+        ),
         .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "IMAPClientTests",

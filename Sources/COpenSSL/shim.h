@@ -39,6 +39,12 @@ static inline int mailsearch_BIO_get_mem_data(BIO *bio, char **data) {
     return (int)BIO_get_mem_data(bio, data);
 }
 
+/* Initializes libssl and libcrypto without the atexit() handler that would free OpenSSL's global
+ * state while other threads may still be using it. */
+static inline int mailsearch_OpenSSL_initialize_without_atexit(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 static inline const char *mailsearch_OpenSSL_version_text(void) {
     return OpenSSL_version(OPENSSL_VERSION);
 }

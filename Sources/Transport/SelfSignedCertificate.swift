@@ -14,6 +14,7 @@ extension ServerTLSConfiguration {
     public static func selfSigned(
         hosts: [String], commonName: String? = nil, validFromOffset: Int = -3600, validForSeconds: Int = 30 * 86400
     ) throws(TransportError) -> ServerTLSConfiguration {
+        OpenSSLLibrary.initialize()
         guard let key = mailsearch_generate_P256_key() else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not generate a key: \(openSSLErrorText())")
         }

@@ -37,6 +37,7 @@ final class TLSContext: @unchecked Sendable {
     /// the system bundle costs 15-30 ms to parse, more than the rest of a short command's
     /// start, and a server with a private CA never needs it. What is trusted is the same.
     init(client configuration: ClientTLSConfiguration) throws(TransportError) {
+        OpenSSLLibrary.initialize()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
@@ -123,6 +124,7 @@ final class TLSContext: @unchecked Sendable {
 
     /// A server context with a certificate chain and key.
     init(server configuration: ServerTLSConfiguration) throws(TransportError) {
+        OpenSSLLibrary.initialize()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
@@ -170,7 +172,8 @@ final class TLSContext: @unchecked Sendable {
 
     /// Every certificate in `pem`, in order. The caller frees them.
     static func certificates(fromPEM pem: [UInt8]) throws(TransportError) -> [OpaquePointer] {
-        pem.withUnsafeBytes { raw -> [OpaquePointer] in
+        OpenSSLLibrary.initialize()
+        return pem.withUnsafeBytes { raw -> [OpaquePointer] in
             let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
             defer { BIO_free(bio) }
             var certificates: [OpaquePointer] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import Transport
 
@@ -286,13 +287,13 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     }
 
     @Test func refusedConnectionAndUnknownHost() async throws {
-        let listener = try NetworkListener(host: "127.0.0.1", port: 0)
-        let port = listener.port
-        listener.stop()
-        // The stream ends once the accept thread has closed the listening socket.
-        for await _ in listener.connections {}
+        // A port that is bound but not listening refuses connections, and stays ours while the
+        // test connects: a port freed by a stopped listener could be taken by another test's
+        // listener (tests run in parallel), and the connect would then succeed.
+        let reserved = try ReservedPort()
+        defer { reserved.close() }
         await expectTransportError(.connectionRefused) {
-            _ = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
+            _ = try await NetworkConnection.connect(host: "127.0.0.1", port: reserved.port, security: .plainText)
         }
         await expectTransportError(.hostNotFound) {
             _ = try await NetworkConnection.connect(host: "no-such-host.invalid", port: 993, security: .plainText)
@@ -321,4 +322,35 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         #expect(results.allSatisfy { $0 })
         listener.stop()
     }
+}
+
+/// A TCP port on 127.0.0.1 that is bound but never listens: a connection to it is refused, and no
+/// other socket can take the port until `close()`.
+private struct ReservedPort {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            let failure = errno
+            Glibc.close(descriptor)
+            throw POSIXError(.init(rawValue: failure) ?? .EIO)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(descriptor) }
 }

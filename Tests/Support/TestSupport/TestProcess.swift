@@ -25,14 +25,17 @@ public enum TestProcess {
     }
 
     /// Runs a program to completion; returns its standard output, or throws with its standard
-    /// error when it fails.
-    public static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+    /// error when it fails. `environment` is added to the test process's own.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> String {
         var outputPipe: [Int32] = [0, 0]
         var errorPipe: [Int32] = [0, 0]
         guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else { throw TestProcessError("pipe failed") }
         let pid: pid_t
         do {
-            pid = try spawn(executable, arguments, output: outputPipe[1], errors: errorPipe[1])
+            pid = try spawn(
+                executable, arguments, output: outputPipe[1], errors: errorPipe[1], environment: environment)
         } catch {
             outputPipe.forEach { close($0) }
             errorPipe.forEach { close($0) }
@@ -55,7 +58,8 @@ public enum TestProcess {
         // Exited normally with code 0 (WIFEXITED && WEXITSTATUS == 0).
         guard status & 0x7F == 0 && (status >> 8) & 0xFF == 0 else {
             throw TestProcessError(
-                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed: "
+                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed ("
+                    + (status & 0x7F == 0 ? "exit \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)") + "): "
                     + String(decoding: stderr, as: UTF8.self))
         }
         return String(decoding: stdout, as: UTF8.self)
@@ -82,7 +86,8 @@ public enum TestProcess {
     }
 
     private static func spawn(
-        _ executable: String, _ arguments: [String], output: Int32?, errors: Int32?
+        _ executable: String, _ arguments: [String], output: Int32?, errors: Int32?,
+        environment: [String: String] = [:]
     ) throws
         -> pid_t
     {
@@ -112,7 +117,15 @@ public enum TestProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result: Int32
+        if environment.isEmpty {
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        } else {
+            let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard result == 0 else {
             throw TestProcessError("cannot start \(executable): \(String(cString: strerror(result)))")
         }

@@ -142,7 +142,7 @@ struct ConnectionDriver {
         let continuation = continuation
         let epoch = epoch
         let tick = min(configuration.loginTimeout, configuration.autologoutTimeout)
-        return Task {
+        return Task(executorPreference: SessionExecutor.shared) {
             while !Task.isCancelled {
                 do throws(TransportError) {
                     let bytes = try await connection.read(timeout: tick)
