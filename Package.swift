@@ -69,9 +69,9 @@ let package = Package(
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "openssl-exit-probe",
-            dependencies: ["Transport"],
-            path: "Tests/Support/OpenSSLExitProbe",
+            name: "test-probe",
+            dependencies: ["Transport", "MockIMAPServer"],
+            path: "Tests/Support/TestProbe",
             swiftSettings: strictSettings
         ),
         .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),

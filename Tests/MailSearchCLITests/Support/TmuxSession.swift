@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -191,12 +192,8 @@ final class TmuxSession: Sendable {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 posix_spawn_file_actions_adddup2(&actions, 1, 2)
-                // Nothing else of the test process leaks into tmux: its server lives on, and a
-                // pipe of another test's child held open there would never see its end.
-                let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-                for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-                    posix_spawn_file_actions_addclose(&actions, descriptor)
-                }
+                // Nothing else of the test process leaks into tmux: its server lives on.
+                actions.closeInheritedDescriptors()
                 // The thread's blocked signals are not tmux's: its server would not hear SIGTERM
                 // or SIGCHLD.
                 var attributes = posix_spawnattr_t()

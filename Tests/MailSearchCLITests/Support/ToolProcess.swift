@@ -1,6 +1,7 @@
 import Foundation
 import MockIMAPServer
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -164,6 +165,9 @@ final class ToolProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
         for descriptor in outputPipe + errorPipe + inputPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        actions.closeInheritedDescriptors(
+            keeping: Set(
+                outputPipe + errorPipe + inputPipe + [terminalInput?.master, terminalInput?.slave].compactMap { $0 }))
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// Helper processes for tests (scripts, servers), started with posix_spawn and waited for on a
@@ -105,6 +105,7 @@ public enum TestProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
+        actions.closeInheritedDescriptors(keeping: Set([output, errors].compactMap { $0 }))
         // A child must not inherit the test runner's blocked signals (Dovecot would ignore the
         // SIGTERM of `stop`).
         var attributes = posix_spawnattr_t()
@@ -137,4 +138,18 @@ public enum TestProcess {
 public struct TestProcessError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension posix_spawn_file_actions_t {
+    /// Closes, in the child, every descriptor above 2 that the test process has open except
+    /// `kept` (which the caller's own actions dup or close): tests start children in parallel,
+    /// and a child that inherited another test's pipe would hold it open, so that test would
+    /// never see its end (a long-lived child, the tmux server or Dovecot, holds it for good).
+    /// The listing may include a descriptor closed meanwhile: glibc ignores such a close.
+    public mutating func closeInheritedDescriptors(keeping kept: Set<Int32> = []) {
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 && !kept.contains(descriptor) {
+            posix_spawn_file_actions_addclose(&self, descriptor)
+        }
+    }
 }
