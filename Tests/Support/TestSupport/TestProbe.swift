@@ -2,7 +2,7 @@ import Foundation
 
 /// The `test-probe` executable (Tests/Support/TestProbe), built next to the test bundle: it runs
 /// situations that cannot be set up inside the test process without harming the tests beside
-/// it (a process exiting under OpenSSL, every thread of the cooperative pool held).
+/// it (a process exiting while its threads are in OpenSSL).
 public enum TestProbe {
     /// Its path, or nil when it is not built.
     public static var path: String? {

@@ -100,7 +100,7 @@ public final class MockIMAPServer: Sendable {
         var tasks: [Task<Void, Never>] = []
         for (listener, network) in zip(listeners, networkListeners) {
             tasks.append(
-                Task(executorPreference: SessionExecutor.shared) { [weak self] in
+                Task { [weak self] in
                     for await connection in network.connections {
                         guard let self else {
                             connection.close()
@@ -128,7 +128,7 @@ public final class MockIMAPServer: Sendable {
             let record = SessionRecord(
                 id: id, listener: listener, recordsTranscript: configuration.recordsTranscripts)
             registry.records.append(record)
-            let task = Task(executorPreference: SessionExecutor.shared) { [weak self] in
+            let task = Task { [weak self] in
                 var driver = ConnectionDriver(
                     connection: connection, listener: listener, store: store, configuration: configuration,
                     certificate: certificate, record: record, faults: faults)

@@ -142,7 +142,7 @@ struct ConnectionDriver {
         let continuation = continuation
         let epoch = epoch
         let tick = min(configuration.loginTimeout, configuration.autologoutTimeout)
-        return Task(executorPreference: SessionExecutor.shared) {
+        return Task {
             while !Task.isCancelled {
                 do throws(TransportError) {
                     let bytes = try await connection.read(timeout: tick)
