@@ -8,10 +8,7 @@
 #   2. `mailsearch list --limit N --json` beside a raw read of the same UID FETCH (Python, TLS,
 #      bytes read to the tagged OK, nothing parsed).
 #
-#   Benchmarks/cli/compare.sh [--messages N] [--rounds R] [--size-in-name]
-#
-# (--size-in-name names the Maildir files as Dovecot's own deliveries do, with ,S=<size>,W=<size
-# with CRLF>: Dovecot then answers RFC822.SIZE from the name instead of reading each file.)
+#   Benchmarks/cli/compare.sh [--messages N] [--rounds R]
 #
 # Prints best and median of R rounds (default 5) of each, the machine's load, and whether each
 # goal holds (search median <= imapfilter's; list median <= 1.3x the raw read's).
@@ -23,13 +20,11 @@ cd "$(dirname "$0")/../.."
 
 MESSAGES=20000
 ROUNDS=5
-SIZE_IN_NAME=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         --messages) MESSAGES=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
-        --size-in-name) SIZE_IN_NAME=(--size-in-name); shift ;;
-        *) echo "usage: $0 [--messages N] [--rounds R] [--size-in-name]" >&2; exit 64 ;;
+        *) echo "usage: $0 [--messages N] [--rounds R]" >&2; exit 64 ;;
     esac
 done
 command -v imapfilter >/dev/null || { echo "error: imapfilter is not installed (apt-get install imapfilter)" >&2; exit 69; }
@@ -48,8 +43,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "generating $MESSAGES messages ..." >&2
-python3 scripts/generate-maildir.py --out "$WORK/alice" --count "$MESSAGES" --seed 1 --manifest "$WORK/manifest.json" \
-    ${SIZE_IN_NAME[@]+"${SIZE_IN_NAME[@]}"} >&2
+python3 scripts/generate-maildir.py --out "$WORK/alice" --count "$MESSAGES" --seed 1 --manifest "$WORK/manifest.json" >&2
 eval "$(scripts/dovecot.sh start --users alice:secret --maildir-from alice="$WORK/alice")"
 scripts/dovecot.sh index "$DOVECOT_DIR" alice >/dev/null
 

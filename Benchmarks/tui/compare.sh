@@ -14,10 +14,6 @@
 #      the last tenth of the keys (flat work per key: the two alike).
 #
 #   Benchmarks/tui/compare.sh [--messages N] [--rounds R] [--no-scroll] [--no-peer-scroll] [--no-peers]
-#                             [--size-in-name]
-#
-# (--size-in-name names the Maildir files as Dovecot's own deliveries do, with ,S=<size>,W=<size
-# with CRLF>: Dovecot then answers RFC822.SIZE from the name instead of reading each file.)
 #
 # (--no-peer-scroll scrolls mailsearch only: aerc takes minutes to page through 100,000.)
 #
@@ -35,7 +31,6 @@ ROUNDS=5
 SCROLL=1
 PEER_SCROLL=1
 PEERS=1
-SIZE_IN_NAME=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         --messages) MESSAGES=$2; shift 2 ;;
@@ -43,8 +38,7 @@ while [[ $# -gt 0 ]]; do
         --no-scroll) SCROLL=0; shift ;;
         --no-peer-scroll) PEER_SCROLL=0; shift ;;
         --no-peers) PEERS=0; shift ;;
-        --size-in-name) SIZE_IN_NAME=(--size-in-name); shift ;;
-        *) echo "usage: $0 [--messages N] [--rounds R] [--no-scroll] [--no-peer-scroll] [--no-peers] [--size-in-name]" >&2; exit 64 ;;
+        *) echo "usage: $0 [--messages N] [--rounds R] [--no-scroll] [--no-peer-scroll] [--no-peers]" >&2; exit 64 ;;
     esac
 done
 for tool in tmux python3; do
@@ -73,7 +67,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "generating $MESSAGES messages ..." >&2
-python3 scripts/generate-maildir.py --out "$WORK/alice" --count "$MESSAGES" --seed 1 ${SIZE_IN_NAME[@]+"${SIZE_IN_NAME[@]}"} >&2
+python3 scripts/generate-maildir.py --out "$WORK/alice" --count "$MESSAGES" --seed 1 >&2
 # Markers a capture can find whatever a client does with long, CJK or emoji subjects: the
 # oldest message's subject is replaced, and a newest message is added after the last one (a
 # later time and sequence number, so it gets the highest UID, INTERNALDATE and Date).
