@@ -13,12 +13,18 @@ case "openssl-exit":
     // Exits while other threads are busy in OpenSSL, as `mailsearch` does when a connection's I/O
     // thread is still freeing its TLS session: the process must end with status 0, not crash in
     // OpenSSL's clean-up (TransportTests.OpenSSLExitTests).
+    // Each loop says when it has made a context; once both have (OpenSSL is set up and both are
+    // making their next), the process exits under them.
+    let (made, maker) = AsyncStream<Void>.makeStream()
     for _ in 0..<2 {
         Task.detached {
-            while true { await OpenSSLLibrary.warmUp() }
+            while true {
+                await OpenSSLLibrary.warmUp()
+                maker.yield()
+            }
         }
     }
-    try await Task.sleep(for: .milliseconds(20))
+    for await _ in made.prefix(2) {}
     exit(0)
 default:
     FileHandle.standardError.write(Data("usage: test-probe openssl-exit\n".utf8))

@@ -117,16 +117,12 @@ public enum TestProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp =
+            ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") }
+            + [nil]
+        defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let result: Int32
-        if environment.isEmpty {
-            result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        } else {
-            let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { envp.forEach { free($0) } }
-            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        }
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw TestProcessError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
