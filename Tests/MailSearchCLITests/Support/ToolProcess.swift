@@ -230,7 +230,7 @@ final class ToolProcess: Sendable {
     var terminalEcho: String { state.withLock { String(decoding: $0.echo, as: UTF8.self) } }
 
     /// Waits until standard error contains `text`, the process ends, or `timeout` passes.
-    func waitForError(containing text: String, timeout: Duration = .seconds(30)) async -> Bool {
+    func waitForError(containing text: String, timeout: Duration = ToolProcess.eventWait) async -> Bool {
         _ = await changes.wait(timeout: timeout) {
             self.state.withLock { $0.result != nil || String(decoding: $0.errors, as: UTF8.self).contains(text) }
         }
@@ -322,10 +322,16 @@ final class ToolProcess: Sendable {
         }
     }
 
+    /// How long a wait for the tool's next line may last before it counts as a hang. Generous:
+    /// the tool's first line needs it to start, connect and log in, and the mock server it talks
+    /// to shares this test process's cooperative pool with every suite running beside it (a
+    /// `watch` printed its first line after more than 30 s in a loaded CI run).
+    static let eventWait: Duration = .seconds(90)
+
     /// Waits until a complete line of standard output satisfies `predicate`, the process ends, or
     /// `timeout` passes; the line, or nil.
     func waitForLine(
-        timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (String) -> Bool
+        timeout: Duration = ToolProcess.eventWait, where predicate: @escaping @Sendable (String) -> Bool
     ) async -> String? {
         _ = await changes.wait(timeout: timeout) {
             self.state.withLock { $0.result != nil } || self.outputLines.contains(where: predicate)
