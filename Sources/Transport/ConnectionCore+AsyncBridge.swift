@@ -11,10 +11,11 @@ extension ConnectionCore {
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    do {
+                    do throws(TransportError) {
                         shared.withLock { $0.threadRunning = true }
                         try startIOThread(name: "imap-io") { self.threadMain(plan: plan, connected: continuation) }
                     } catch {
+                        noThread(error)
                         continuation.resume(throwing: error)
                     }
                 }
@@ -31,19 +32,35 @@ extension ConnectionCore {
     /// Starts the I/O thread for an accepted socket.
     func runAccepted(tls: TLSContext?, timeouts: ConnectionTimeouts) throws(TransportError) {
         shared.withLock { $0.threadRunning = true }
-        try startIOThread(name: "imap-io") {
-            self.handshakeTimeout = timeouts.tlsHandshake
-            self.notePeerAddress()
-            if let tls {
-                do throws(TransportError) {
-                    try self.beginHandshake(.server(tls), timeout: timeouts.tlsHandshake, completion: nil)
-                } catch {
-                    self.finish(error)
-                    return
-                }
-            }
-            self.loop()
+        do {
+            try startIOThread(name: "imap-io") { self.acceptedThreadMain(tls: tls, timeouts: timeouts) }
+        } catch {
+            noThread(error)
+            throw error
         }
+    }
+
+    /// The thread could not start: every later request fails at once with `error` instead of
+    /// waiting for a thread that will never answer it.
+    private func noThread(_ error: TransportError) {
+        shared.withLock { state in
+            state.threadRunning = false
+            if state.terminalError == nil { state.terminalError = error }
+        }
+    }
+
+    private func acceptedThreadMain(tls: TLSContext?, timeouts: ConnectionTimeouts) {
+        handshakeTimeout = timeouts.tlsHandshake
+        notePeerAddress()
+        if let tls {
+            do throws(TransportError) {
+                try beginHandshake(.server(tls), timeout: timeouts.tlsHandshake, completion: nil)
+            } catch {
+                finish(error)
+                return
+            }
+        }
+        loop()
     }
 
     func read(timeout: Duration?) async throws(TransportError) -> [UInt8] {

@@ -38,11 +38,13 @@ extension ConnectionCore {
                 state.operations = []
                 return (state.closeRequested, operations)
             }
+            // Taken out of `shared`, they are this thread's to answer: `finish` answers
+            // `localOperations`, so they go there before a close can end the loop.
+            localOperations.append(contentsOf: newOperations)
             if closeRequested {
                 finish(TransportError(.cancelled, "the connection was closed"))
                 return
             }
-            localOperations.append(contentsOf: newOperations)
             var interest: (read: Bool, write: Bool) = (false, false)
             do {
                 interest = try makeProgress()
@@ -107,7 +109,13 @@ extension ConnectionCore {
                 localOperations.removeFirst()
                 // What arrived before the handshake was not protected: it is never delivered.
                 inbound.removeAll()
-                try beginHandshake(role, timeout: handshakeTimeout, completion: continuation)
+                do {
+                    try beginHandshake(role, timeout: handshakeTimeout, completion: continuation)
+                } catch {
+                    // Out of `localOperations` and not yet the handshake's: answered here.
+                    continuation.resume(throwing: error)
+                    throw error
+                }
                 continue
             }
             break

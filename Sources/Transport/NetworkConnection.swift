@@ -129,6 +129,10 @@ public final class NetworkConnection: Sendable {
     /// Reads waiting for bytes (a test hook: it lets a test know that a read is in flight).
     package var pendingReadCount: Int { core.shared.withLock { $0.reads.count } }
 
+    /// Writes and upgrades handed to the I/O thread and not yet taken up by it (a test hook: it
+    /// lets a test close the connection while one waits).
+    package var queuedOperationCount: Int { core.shared.withLock { $0.operations.count } }
+
     /// Whether TLS protects the connection now.
     public var isTLS: Bool { core.isTLS.load(ordering: .relaxed) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 import Transport
 
@@ -283,6 +284,39 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         #expect(await reader.value == .cancelled)
         // The connection still works after a cancelled read.
         await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(100)) }
+        listener.stop()
+    }
+
+    /// A write queued for the I/O thread when the connection is closed is answered (written, or
+    /// failed as cancelled), never dropped: a dropped write leaves its caller waiting forever (the
+    /// mock server's session, a CI run that hung). The close comes while the write is still in the
+    /// queue; the thread takes both in one turn in many of the rounds (before the fix, the first
+    /// write left waiting came within the first 20 rounds).
+    @Test func aWriteQueuedWhenTheConnectionClosesIsAnswered() async throws {
+        let (testEnded, endTest) = AsyncStream<Never>.makeStream()
+        defer { endTest.finish() }
+        let listener = try startServer { connection in
+            await staySilent(until: testEnded)
+            connection.close()
+        }
+        for round in 1...300 {
+            let connection = try await NetworkConnection.connect(
+                host: "127.0.0.1", port: listener.port, security: .plainText)
+            let answered = Latch()
+            // Unstructured: a write that is never answered cannot be cancelled, and must not hold
+            // the test.
+            Task {
+                _ = try? await connection.write(Array("A1 NOOP\r\n".utf8))
+                answered.open()
+            }
+            while connection.queuedOperationCount == 0 && !answered.isOpen { await Task.yield() }
+            connection.close()
+            // A close is answered at the I/O thread's next turn: 10 s means never.
+            guard await answered.wait(timeout: .seconds(10)) else {
+                Issue.record("round \(round): the write was never answered")
+                break
+            }
+        }
         listener.stop()
     }
 
