@@ -70,7 +70,7 @@ let package = Package(
             name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strictSettings),
         .executableTarget(
             name: "test-probe",
-            dependencies: ["Transport"],
+            dependencies: ["Transport", "TestSupport"],
             path: "Tests/Support/TestProbe",
             swiftSettings: strictSettings
         ),

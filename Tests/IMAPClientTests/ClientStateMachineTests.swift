@@ -1,10 +1,11 @@
 import IMAPCore
+import TestSupport
 import Testing
 
 @testable import IMAPClient
 
 /// The client's protocol state machine, driven event by event without sockets.
-@Suite struct ClientStateMachineTests {
+@Suite(.hangGuard) struct ClientStateMachineTests {
     typealias Action = ClientStateMachine.Action
     static let now = ContinuousClock.now
 

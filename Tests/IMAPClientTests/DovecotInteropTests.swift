@@ -1,11 +1,13 @@
 import IMAPClient
 import IMAPCore
+import TestSupport
 import Testing
 import Transport
 
 /// The client against a real Dovecot 2.3 (scripts/dovecot.sh). Skipped, with this message, only
 /// where Dovecot is not installed and `MAILSEARCH_REQUIRE_DOVECOT` is not 1; CI requires it.
 @Suite(
+    .hangGuard,
     .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
     .timeLimit(.minutes(3)))
 struct DovecotInteropTests {
@@ -255,6 +257,7 @@ struct DovecotInteropTests {
 }
 
 @Suite(
+    .hangGuard,
     .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try Dovecot.isAvailable() },
     .timeLimit(.minutes(3)))
 struct DovecotSessionTests {

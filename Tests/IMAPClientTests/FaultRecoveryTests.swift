@@ -1,13 +1,14 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Every fault of the mock server's spec, injected under the client: what the user sees is a
 /// clear error or a transparent recovery, never a hang or a crash, and no flag change is lost or
 /// applied twice (checked against the server's own store, which is another view than the
 /// client's connection).
-@Suite(.timeLimit(.minutes(2))) struct FaultRecoveryTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct FaultRecoveryTests {
     static func server(messages: Int = 30) async throws -> MockIMAPServer {
         let server = try await MockServerFixture.start()
         try MockServerFixture.seed(server, count: messages)

@@ -2,11 +2,12 @@ import IMAPClient
 import IMAPCore
 import MockIMAPServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// What a session held open for hours must survive: commands awaited inside a large fetch loop,
 /// a consumer that stops, cancellation, changes made by other connections.
-@Suite(.timeLimit(.minutes(3))) struct LongLivedSessionTests {
+@Suite(.hangGuard, .timeLimit(.minutes(3))) struct LongLivedSessionTests {
     @Test func commandsAwaitedInsideATwentyThousandMessageFetchLoopComplete() async throws {
         let server = try await MockServerFixture.start()
         let total = 20_000
@@ -236,7 +237,7 @@ actor FlagView {
 }
 
 /// Dropping the last reference to a session ends its tasks and its connection.
-@Suite(.timeLimit(.minutes(1))) struct SessionLifetimeTests {
+@Suite(.hangGuard, .timeLimit(.minutes(1))) struct SessionLifetimeTests {
     @Test func droppingTheLastReferenceClosesTheConnection() async throws {
         let server = try await MockServerFixture.start()
         try MockServerFixture.seed(server, count: 3)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import IMAPClient
@@ -5,7 +6,7 @@ import Testing
 /// The stream without a session: values in order across the iterator's batches, what counts as
 /// buffered, the end and a failure after the last batch, cancellation while the iterator still
 /// holds values.
-@Suite struct MessageStreamTests {
+@Suite(.hangGuard) struct MessageStreamTests {
     @Test func valuesComeInOrderAcrossBatches() async throws {
         let stream = MessageStream<Int>()
         let count = MessageStream<Int>.batchLimit * 3 + 5

@@ -1,11 +1,12 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Summaries fetched in a list's order (newest first, or pinned first): windows of
 /// `fetchWindow` in flight together, each put back in order; messages gone meanwhile left out.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangGuard, .timeLimit(.minutes(2)))
 struct OrderedSummaryTests {
     /// An order that is neither ascending nor descending, across several windows of 6.
     static let order: [UInt32] = [

@@ -1,11 +1,12 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The client's whole round of work against the mock server under each capability profile, so
 /// every fallback (no SORT, no ESEARCH, no CONDSTORE, no IDLE-less polling, refused UTF-8) runs.
-@Suite(.timeLimit(.minutes(3))) struct ProfileTests {
+@Suite(.hangGuard, .timeLimit(.minutes(3))) struct ProfileTests {
     @Test(arguments: Profile.allCases) func theClientWorksUnderEveryProfile(profile: Profile) async throws {
         let server = try await MockServerFixture.start(profile: profile)
         try MockServerFixture.seed(server, count: 120)

@@ -1,10 +1,11 @@
 import IMAPClient
 import IMAPCore
+import TestSupport
 import Testing
 
 /// What real servers do that the RFCs do not quite say (seen on Cyrus IMAP 3.6 and
 /// Courier-IMAP 5.0), replayed by scripted servers: the session must take each in its stride.
-@Suite(.timeLimit(.minutes(2))) struct ServerQuirkTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct ServerQuirkTests {
     /// A scripted server that answers SELECT, and every other command as `answer` says (nil:
     /// a plain OK).
     static func server(

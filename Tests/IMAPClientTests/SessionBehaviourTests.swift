@@ -2,11 +2,12 @@ import IMAPClient
 import IMAPCore
 import MailMIME
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 
 /// Client behaviours against scripted servers (no Dovecot needed).
-@Suite(.timeLimit(.minutes(2))) struct SessionBehaviourTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct SessionBehaviourTests {
     static func configuration(
         port: Int, security: IMAPConfiguration.Security = .plainTextOnLoopback, inactivity: Duration = .seconds(10)
     ) -> IMAPConfiguration {
@@ -223,7 +224,7 @@ import Transport
 }
 
 /// Authentication paths against scripted servers.
-@Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct AuthenticationTests {
     static func configuration(port: Int) -> IMAPConfiguration {
         IMAPConfiguration(host: "127.0.0.1", port: port, security: .plainTextOnLoopback)
     }
@@ -442,7 +443,7 @@ enum Base64Check {
 }
 
 /// The charset rules of the query language's "On the wire" section.
-@Suite(.timeLimit(.minutes(2))) struct CharsetTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct CharsetTests {
     /// A server with `capabilities` that refuses the UTF-8 charset with NO [BADCHARSET] and answers
     /// any other search with UIDs 3 and 9; every command line is logged.
     static func server(capabilities: String, log: LineLog) throws -> ScriptedServer {

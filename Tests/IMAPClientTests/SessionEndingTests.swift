@@ -1,12 +1,13 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 @testable import IMAPClient
 
 /// What a caller sees when the session ends, or its own task is cancelled, while it waits for
 /// an answer; and what a reconnecting connection tells its owner about the time it was away.
-@Suite(.timeLimit(.minutes(2))) struct SessionEndingTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct SessionEndingTests {
     static func server(messages: Int = 10) async throws -> MockIMAPServer {
         let server = try await MockServerFixture.start()
         try MockServerFixture.seed(server, count: messages)

@@ -2,6 +2,7 @@ import Foundation
 import IMAPCore
 import MockIMAPServer
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import IMAPClient
@@ -13,7 +14,7 @@ import Testing
 /// The seed is printed and named in every failure; `MAILSEARCH_SOAK_SEED=n swift test --filter
 /// SoakTests` replays the same operations and the same fault plan (which fault hits the server's
 /// nth command; with fifty sessions the order in which commands reach the server can still vary).
-@Suite(.timeLimit(.minutes(5))) struct SoakTests {
+@Suite(.hangGuard, .timeLimit(.minutes(5))) struct SoakTests {
     static let sessions = 50
     static let messagesPerSession: UInt32 = 4
     static let operationsPerSession = 240

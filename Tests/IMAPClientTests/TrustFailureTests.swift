@@ -1,12 +1,13 @@
 import Foundation
 import IMAPClient
 import IMAPCore
+import TestSupport
 import Testing
 import Transport
 
 /// Certificates made with the `openssl` command-line tool (scripts/make-test-certificates.sh),
 /// served over implicit TLS: each trust failure has its own clear error.
-@Suite(.timeLimit(.minutes(2))) struct TrustFailureTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct TrustFailureTests {
     struct Certificates {
         let directory: URL
         func pem(_ name: String) throws -> [UInt8] {
@@ -22,7 +23,7 @@ import Transport
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script.path, directory.path]
-        try process.run()
+        try TestProcess.launching { try process.run() }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw IMAPError(.tls, "make-test-certificates.sh failed") }
         return Certificates(directory: directory)

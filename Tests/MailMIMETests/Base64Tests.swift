@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct Base64Tests {
+@Suite(.hangGuard) struct Base64Tests {
     /// RFC 4648 section 10 test vectors.
     static let vectors: [(String, String)] = [
         ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),

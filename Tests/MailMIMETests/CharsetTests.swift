@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct CharsetTests {
+@Suite(.hangGuard) struct CharsetTests {
     @Test(
         arguments: [
             // Decoded in Swift.

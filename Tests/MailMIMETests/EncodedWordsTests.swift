@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct EncodedWordsTests {
+@Suite(.hangGuard) struct EncodedWordsTests {
     // MARK: Decoding
 
     @Test(arguments: [

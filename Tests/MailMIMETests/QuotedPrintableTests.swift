@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct QuotedPrintableTests {
+@Suite(.hangGuard) struct QuotedPrintableTests {
     @Test(arguments: [
         ("Caf=C3=A9", "Café"),
         ("soft=\r\nbreak", "softbreak"),

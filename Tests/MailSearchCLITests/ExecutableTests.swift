@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `mailsearch` executable as a subprocess: exit codes and the split between
 /// standard output and standard error as a shell sees them.
-@Suite struct ExecutableTests {
+@Suite(.hangGuard) struct ExecutableTests {
     /// The executable sits next to the test bundle in the build products directory.
     static var executable: URL? {
         let candidates = [
@@ -20,41 +21,17 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    struct Result {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
-    func run(_ arguments: [String], standardInput: String? = nil) throws -> Result {
-        let process = Process()
+    func run(_ arguments: [String], standardInput: String? = nil) async throws -> TestProcess.Result {
         guard let executable = Self.executable else { throw SetupError("mailsearch is not built next to the tests") }
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errorOutput = Pipe()
-        process.standardOutput = output
-        process.standardError = errorOutput
-        if let standardInput {
-            guard let handle = FileHandle(forReadingAtPath: standardInput) else {
-                throw SetupError("cannot open \(standardInput)")
-            }
-            process.standardInput = handle
-        } else {
-            // A handle of its own: the shared FileHandle.nullDevice is suspected in Foundation crashes.
-            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        if let standardInput, !FileManager.default.isReadableFile(atPath: standardInput) {
+            throw SetupError("cannot open \(standardInput)")
         }
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errorOutput.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+        return try await TestProcess.collect(
+            executable.path, arguments, standardInput: standardInput, timeout: .seconds(90))
     }
 
-    @Test func parsesStandardInput() throws {
-        let result = try run(["debug", "parse", "-"], standardInput: Fixtures.path("session.server.txt"))
+    @Test func parsesStandardInput() async throws {
+        let result = try await run(["debug", "parse", "-"], standardInput: Fixtures.path("session.server.txt"))
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
         let lines = result.standardOutput.split(separator: "\n")
@@ -62,25 +39,25 @@ import Testing
         #expect(lines.contains(#"{"kind":"exists","count":20001}"#))
     }
 
-    @Test func malformedFileExitsOneWithTheOffset() throws {
+    @Test func malformedFileExitsOneWithTheOffset() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("malformed-\(UUID()).txt").path
         try Data("* OK hello\r\n* 12 FETCH (FLAGS (\\Seen) UID )\r\n".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try run(["debug", "parse", path])
+        let result = try await run(["debug", "parse", path])
         #expect(result.status == 1)
         #expect(result.standardOutput == #"{"kind":"condition","status":"OK","code":null,"text":"hello"}"# + "\n")
         #expect(result.standardError.hasPrefix("error: \(path): IMAP protocol error at byte 42: "))
     }
 
-    @Test func usageErrorExits64() throws {
-        let result = try run(["frobnicate"])
+    @Test func usageErrorExits64() async throws {
+        let result = try await run(["frobnicate"])
         #expect(result.status == 64)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.hasPrefix("error: unknown command \"frobnicate\""))
     }
 
-    @Test func helpExitsZero() throws {
-        let result = try run(["help", "debug", "parse"])
+    @Test func helpExitsZero() async throws {
+        let result = try await run(["help", "debug", "parse"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("USAGE: mailsearch debug parse <file>"))
     }

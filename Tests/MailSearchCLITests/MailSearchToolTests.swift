@@ -1,7 +1,8 @@
 import MailSearchCLI
+import TestSupport
 import Testing
 
-@Suite struct MailSearchToolTests {
+@Suite(.hangGuard) struct MailSearchToolTests {
     @Test func noCommandIsAUsageError() async {
         let run = await runTool([])
         #expect(run.status == .usageError)
@@ -136,7 +137,7 @@ import Testing
 
 /// A command registered from outside, as later commands will be: its options, validate() before
 /// run(), and a failure's exit code.
-@Suite struct CommandRegistryTests {
+@Suite(.hangGuard) struct CommandRegistryTests {
     struct Greet: ParsableCommand {
         static let configuration = CommandConfiguration(
             name: "greet", abstract: "Say hello.",

@@ -1,5 +1,6 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// SEARCH FROM/TO/CC/BCC (RFC 3501 6.4.4: "the specified string in the envelope structure's FROM
@@ -7,7 +8,7 @@ import Testing
 /// `"Display Name" <mailbox@host>`, display names RFC 2047 decoded; a display name and a whole
 /// address are found alike, whatever comments, folding or quoting the header used. The forms are
 /// Dovecot's (`DifferentialTests.addressSearchesMatchDovecot` compares them).
-@Suite struct AddressSearchTests {
+@Suite(.hangGuard) struct AddressSearchTests {
     /// UIDs 1-8.
     static let headers: [String] = [
         "From: ann.lee@example.org\r\nTo: bo@example.org\r\nCc: cy@example.org\r\nBcc: di@example.org\r\n",

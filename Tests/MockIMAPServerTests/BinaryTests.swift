@@ -1,12 +1,13 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// BINARY (RFC 3516): APPEND with a literal8, BINARY.SIZE and BINARY.PEEK[part] with the
 /// transfer encoding undone (base64, quoted-printable; 7bit, 8bit and binary as they are),
 /// literal8 only where the data holds NUL (RFC 3516 4.3 and its erratum 3978: a string
 /// otherwise), partials, and `NO [UNKNOWN-CTE]` for an encoding the server cannot undo.
-@Suite struct BinaryTests {
+@Suite(.hangGuard) struct BinaryTests {
     /// One multipart message: its parts 1-7.
     static let message: [UInt8] = Array(
         ("From: a@x.org\r\nSubject: bin\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n"

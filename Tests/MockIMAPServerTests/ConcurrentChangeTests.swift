@@ -9,7 +9,7 @@ import Testing
 /// shared flags and of each session's own keyword) and appending, over implicit TLS with CONDSTORE
 /// enabled. No acknowledged change may be lost, no UID given twice, and at the end every
 /// session's view (after a NOOP) is the server's.
-@Suite struct ConcurrentChangeTests {
+@Suite(.hangGuard) struct ConcurrentChangeTests {
     static let sessions = 200
     static let seeded = 10
 

@@ -1,12 +1,13 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// CONDSTORE with ESEARCH (RFC 7162, RFC 4731 3.2), on the messages of the RFCs' own examples:
 /// 23 messages, \Draft on 2 5 6 7 11 12 18 19 20 23, whose mod-sequences are set as the examples
 /// show them (message 2: 917162488, 12: 917162500, 23: 907162321; the others without \Draft
 /// below 620162338).
-@Suite struct CondStoreTests {
+@Suite(.hangGuard) struct CondStoreTests {
     static let drafts: Set<UInt32> = [2, 5, 6, 7, 11, 12, 18, 19, 20, 23]
 
     static func server() async throws -> MockIMAPServer {

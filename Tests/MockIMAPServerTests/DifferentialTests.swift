@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 import Transport
 
@@ -20,6 +21,7 @@ import Transport
 /// `MAILSEARCH_REQUIRE_DOVECOT` is not 1. `MAILSEARCH_DIFF_MESSAGES` sets how many messages are
 /// generated (default 300).
 @Suite(
+    .hangGuard,
     .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try DovecotMailbox.isAvailable() },
     .timeLimit(.minutes(5)))
 struct DifferentialTests {

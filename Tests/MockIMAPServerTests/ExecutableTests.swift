@@ -7,7 +7,7 @@ import Testing
 import Transport
 
 /// `mock-imap-server` as a subprocess: the READY line, serving, SIGTERM, usage errors.
-@Suite struct MockServerExecutableTests {
+@Suite(.hangGuard) struct MockServerExecutableTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

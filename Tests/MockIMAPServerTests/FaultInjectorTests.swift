@@ -1,10 +1,11 @@
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The fault state machine without sockets: which command fires which fault, how faults
 /// combine, how a faulted response is cut into writes, seeded random faults, and the
 /// `--fault` syntax.
-@Suite struct FaultInjectorTests {
+@Suite(.hangGuard) struct FaultInjectorTests {
     /// Reports `commands` (name, session, user) in order; the faults of each.
     private func run(_ injector: inout FaultInjector, _ commands: [(String, Int, String?)]) -> [FaultEffects] {
         commands.enumerated().map { index, command in

@@ -1,12 +1,13 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 import Transport
 
 /// Fault injection seen from a real client on a socket: the bytes each fault makes the server
 /// send (or not send), on the right command only, while other sessions are served as usual.
-@Suite(.timeLimit(.minutes(1))) struct FaultTests {
+@Suite(.hangGuard, .timeLimit(.minutes(1))) struct FaultTests {
     /// A server with alice and bob on free loopback ports, plain-text login allowed, one message
     /// in alice's INBOX.
     private func startFaultServer(_ faults: FaultPlan = []) async throws -> MockIMAPServer {

@@ -2,10 +2,11 @@ import IMAPClient
 import IMAPCore
 import MailMIME
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// FETCH of every item and STORE of flags and keywords, with CONDSTORE.
-@Suite struct FetchStoreTests {
+@Suite(.hangGuard) struct FetchStoreTests {
     static let multipart = Array(
         """
         From: Grace Jones <grace@apple.com>\r

@@ -1,12 +1,13 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The grammar at its edges (RFC 3501 9, RFC 9051 9): every ATOM-CHAR in tags, atoms and
 /// astrings, `]` where an astring allows it, list-mailbox with `~`, `%` and `*`; LIST and LSUB
 /// wildcards, and LSUB's `\Noselect` parent of a subscribed mailbox that `%` stops short of
 /// (RFC 3501 6.3.9).
-@Suite struct GrammarEdgeTests {
+@Suite(.hangGuard) struct GrammarEdgeTests {
     /// ATOM-CHAR = <any CHAR except atom-specials>: every printable ASCII character but
     /// `( ) { SP % * " \ ]`. Without `/`, the hierarchy delimiter.
     static let atomCharacters = "!#$&'+,-.0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ^_`abcdefghijklmnopqrstuvwxyz|}~"

@@ -6,7 +6,7 @@ import Testing
 
 /// IDLE: changes by other sessions and by the test API reach an idling session at once; only
 /// DONE ends it. NOOP reports the same changes.
-@Suite struct IdleTests {
+@Suite(.hangGuard) struct IdleTests {
     @Test func idlingSessionSeesExistsFlagsAndExpunge() async throws {
         let server = try await startServer()
         for index in 1...3 { try server.store.seed(user: "alice", from: .raw(message(subject: "m\(index)"))) }

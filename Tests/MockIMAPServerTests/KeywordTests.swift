@@ -1,12 +1,13 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Keywords (RFC 3501 2.3.2, 7.2.6): a session hears of a keyword in `* FLAGS` (and
 /// `* OK [PERMANENTFLAGS ...]`) before any FETCH shows it, whoever introduced it (its own STORE,
 /// another session's STORE or APPEND, the test API) and whenever it hears (a command's answer,
 /// NOOP, IDLE); SELECT and EXAMINE list every keyword in use.
-@Suite struct KeywordTests {
+@Suite(.hangGuard) struct KeywordTests {
     /// What one session has been told: the flags of the last `* FLAGS`.
     struct Listener {
         var known: Set<String> = []

@@ -1,10 +1,11 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Literals of all three kinds: synchronizing `{n}` (answered with `+`), LITERAL+ `{n+}` of any
 /// size, LITERAL- `{n+}` up to 4096 bytes (RFC 7888).
-@Suite struct LiteralTests {
+@Suite(.hangGuard) struct LiteralTests {
     @Test func rulesOfEachExtension() {
         let small = Array("a APPEND INBOX {3+}\r\nabc\r\n".utf8)
         let large =

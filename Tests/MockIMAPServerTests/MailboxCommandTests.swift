@@ -1,11 +1,12 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Mailbox commands: LIST, STATUS, CREATE, DELETE, RENAME, SUBSCRIBE, SELECT, EXAMINE, CLOSE,
 /// UNSELECT, EXPUNGE, APPEND, COPY, MOVE.
-@Suite struct MailboxCommandTests {
+@Suite(.hangGuard) struct MailboxCommandTests {
     @Test func listShowsChildrenNoselectAndSpecialUse() async throws {
         let server = try await startServer()
         try server.store.createMailbox("Projects/Search", user: "alice")

@@ -1,8 +1,9 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
-@Suite struct ProfileTests {
+@Suite(.hangGuard) struct ProfileTests {
     @Test func profilesDifferInTheExtensionsClientsFallBackFrom() {
         #expect(Profile.full.capabilities.contains(.sort) && Profile.full.capabilities.contains(.esearch))
         #expect(!Profile.exchangeLike.capabilities.contains(.sort))

@@ -1,12 +1,13 @@
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 import Transport
 
 /// Malformed input gets BAD with a reason and the session goes on; limits; the login timeout;
 /// many concurrent sessions.
-@Suite struct RobustnessTests {
+@Suite(.hangGuard) struct RobustnessTests {
     struct Malformed: Sendable, CustomTestStringConvertible {
         let input: String
         let answer: String

@@ -1,9 +1,10 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// SEARCH, ESEARCH and SORT with the meaning RFC 3501, 4731 and 5256 give them.
-@Suite struct SearchTests {
+@Suite(.hangGuard) struct SearchTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let keys: String
         let uids: [UInt32]

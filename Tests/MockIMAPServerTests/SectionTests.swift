@@ -1,5 +1,6 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// BODY[section] at its edges (RFC 3501 6.4.5), answered byte for byte as Dovecot answers
@@ -7,7 +8,7 @@ import Testing
 /// also for a message with no body and no blank line; a part that is empty or absent is "" (not
 /// NIL); a part with nothing between its boundaries has no MIME header (the CRLF before a
 /// boundary line is the delimiter's, RFC 2046 5.1.1, never a header's blank line).
-@Suite struct SectionTests {
+@Suite(.hangGuard) struct SectionTests {
     /// Sequence numbers 1-5.
     static let messages: [[UInt8]] = [
         // 1: no body and no blank line.

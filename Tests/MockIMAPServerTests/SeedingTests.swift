@@ -1,10 +1,11 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Seeding from every source, and reading the store back.
-@Suite struct SeedingTests {
+@Suite(.hangGuard) struct SeedingTests {
     /// A fresh temporary directory, removed by the caller.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("mock-seed-\(UUID().uuidString)")

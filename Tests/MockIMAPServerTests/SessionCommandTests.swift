@@ -2,11 +2,12 @@ import IMAPClient
 import IMAPCore
 import MailMIME
 import MockIMAPServer
+import TestSupport
 import Testing
 import Transport
 
 /// Commands of any state, authentication and STARTTLS, over real connections.
-@Suite struct SessionCommandTests {
+@Suite(.hangGuard) struct SessionCommandTests {
     @Test func capabilityNoopIDAndLogout() async throws {
         let server = try await startServer()
         let client = try await server.rawClient()

@@ -1,10 +1,11 @@
 import IMAPCore
 import MailMIME
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The session state machine alone: events in, actions out, no sockets.
-@Suite struct SessionStateMachineTests {
+@Suite(.hangGuard) struct SessionStateMachineTests {
     typealias Machine = SessionStateMachine
 
     static func machine(

@@ -1,11 +1,12 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// SORT as RFC 5256 and RFC 5957 define it: the base subject of section 2.1, the i;ascii-casemap
 /// collation (A-Z before `[` and `_`), the first address's mailbox for FROM/TO/CC, the effective
 /// display name for DISPLAYFROM/DISPLAYTO, REVERSE per key, ties by sequence number.
-@Suite struct SortTests {
+@Suite(.hangGuard) struct SortTests {
     struct SubjectCase: Sendable, CustomTestStringConvertible {
         let subject: String
         let base: String

@@ -3,12 +3,13 @@ import IMAPClient
 import IMAPCore
 import MailMIME
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The client's decoded summaries (ENVELOPE, BODYSTRUCTURE, PREVIEW or the start of the body, over
 /// the wire) equal the mock server's summaries of the same stored messages (MailMIME on the
 /// message itself): one decoder on both sides.
-@Suite struct SummaryConsistencyTests {
+@Suite(.hangGuard) struct SummaryConsistencyTests {
     /// Messages the tricky corpus lacks: previews that need more than the first 2 KB of a part,
     /// the first bytes of a body cut inside a part (every transfer encoding, multi-byte charsets),
     /// and previews past the ``MessageSummary/previewBodyBytes`` a summary fetch asks for

@@ -53,7 +53,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     return nil
 }
 
-@Suite(.timeLimit(.minutes(2))) struct NetworkConnectionTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct NetworkConnectionTests {
     static let certificateResult = Result { () throws(TransportError) -> ServerTLSConfiguration in
         try .selfSigned(hosts: ["localhost", "127.0.0.1", "::1"])
     }

@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 import Transport
 
-@Suite struct OpenSSLTests {
+@Suite(.hangGuard) struct OpenSSLTests {
     @Test func linksOpenSSL3OrNewer() throws {
         let version = OpenSSLLibrary.versionText
         #expect(version.hasPrefix("OpenSSL "))

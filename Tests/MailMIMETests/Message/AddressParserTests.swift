@@ -2,7 +2,7 @@ import MailMIME
 import TestSupport
 import Testing
 
-@Suite struct AddressParserTests {
+@Suite(.hangGuard) struct AddressParserTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let value: String
         /// Each entry as `name|mailbox@host`, `group:name` or `end`; `-` for a missing part.

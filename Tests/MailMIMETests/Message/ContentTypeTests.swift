@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct ContentTypeTests {
+@Suite(.hangGuard) struct ContentTypeTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let value: String
         let mimeType: String

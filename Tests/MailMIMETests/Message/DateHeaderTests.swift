@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct DateHeaderTests {
+@Suite(.hangGuard) struct DateHeaderTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let value: String
         let fields: [Int]  // year, month, day, hour, minute, second, zone minutes

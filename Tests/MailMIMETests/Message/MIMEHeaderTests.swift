@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct MIMEHeaderTests {
+@Suite(.hangGuard) struct MIMEHeaderTests {
     static func header(_ text: String) -> (MIMEMessage, MIMEHeader) {
         let message = MIMEMessage(bytes: Array(text.utf8))
         return (message, message.header)

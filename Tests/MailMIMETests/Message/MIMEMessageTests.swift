@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct MIMEMessageTests {
+@Suite(.hangGuard) struct MIMEMessageTests {
     static func parse(_ text: String) -> MIMEMessage { MIMEMessage(bytes: Array(text.utf8)) }
 
     /// The tree as `type/subtype[children]`, to compare shapes at a glance.

@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct AttachmentRuleTests {
+@Suite(.hangGuard) struct AttachmentRuleTests {
     @Test(
         arguments: [
             ("application", "attachment", "a.pdf", true),

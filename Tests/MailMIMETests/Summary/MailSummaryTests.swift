@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct MailSummaryTests {
+@Suite(.hangGuard) struct MailSummaryTests {
     /// A message with `header` lines and a short body, CRLF line endings.
     private func message(_ header: String, body: String = "Hello") -> MIMEMessage {
         MIMEMessage(bytes: Array((header + "\n\n" + body).withCRLF.utf8))
@@ -177,7 +178,7 @@ import Testing
 
 /// `decodedText` takes shortcuts for ASCII text and for text whose scalars are Characters of
 /// their own; each input here must come out exactly as the Character walk makes it.
-@Suite struct DecodedTextShortcutTests {
+@Suite(.hangGuard) struct DecodedTextShortcutTests {
     /// The Character walk the shortcuts stand in for (as `decodedText` did before them).
     private func characterWalk(_ raw: [UInt8]) -> String {
         let text = Charset.decode(raw, charset: "unknown-8bit") ?? String(decoding: raw, as: UTF8.self)

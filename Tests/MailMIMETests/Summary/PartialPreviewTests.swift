@@ -1,11 +1,12 @@
 import MailMIME
+import TestSupport
 import Testing
 
 /// ``PreviewText/make(header:bodyStart:isWholeBody:)``, the preview of a message of which only the
 /// start of the body arrived (`BODY.PEEK[TEXT]<0.N>`): for every cut of the body, byte by byte, it
 /// is either unknown (nil) or exactly the preview of the whole message, and the whole body always
 /// gives that preview.
-@Suite struct PartialPreviewTests {
+@Suite(.hangGuard) struct PartialPreviewTests {
     struct Sample: CustomTestStringConvertible, Sendable {
         var name: String
         var header: String

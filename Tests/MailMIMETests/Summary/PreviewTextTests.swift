@@ -1,7 +1,8 @@
 import MailMIME
+import TestSupport
 import Testing
 
-@Suite struct PreviewTextTests {
+@Suite(.hangGuard) struct PreviewTextTests {
     @Test(arguments: [
         ("Hello\n  world\t!", "Hello world !"),
         ("   leading space", "leading space"),

@@ -1,7 +1,8 @@
 import MailSearchCLI
+import TestSupport
 import Testing
 
-@Suite struct ArgumentParserTests {
+@Suite(.hangGuard) struct ArgumentParserTests {
     static let options: [OptionDefinition] = [
         .flag("json", help: "JSON Lines."),
         .option("limit", short: "n", value: "n", help: "At most n."),

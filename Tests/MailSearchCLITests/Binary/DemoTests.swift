@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's first command, and `--demo list`: the bundled demo server started by the built
 /// binary, over TLS, showing the demo mailbox (MockServer's `DemoMailbox`).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct DemoTests {
     /// A directory of the test's own for the tool's state and config.
     func environment() throws -> [String: String] {

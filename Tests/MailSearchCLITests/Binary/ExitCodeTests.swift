@@ -1,11 +1,12 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Each exit code of specs/cli.md from the built binary, each failure as exactly one `error:`
 /// line on standard error and nothing on standard output.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct ExitCodeTests {
     /// A run that failed: the status and its one error line.
     func expectFailure(

@@ -4,7 +4,7 @@ import Testing
 
 /// `mailsearch explain` prints exactly the lines of every example of specs/query-language.md
 /// (the table the library's tests use), or its error with exit code 65.
-@Suite struct ExplainBinaryTests {
+@Suite(.hangGuard) struct ExplainBinaryTests {
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-explain")
 
     @Test(arguments: QueryLanguageExamples.rows)

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Search history across invocations (XDG_STATE_HOME pointed at the test's own directory), and
 /// `suggest` from it, from operators and from the people seen in the account's mail.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct HistoryTests {
     @Test func searchesAreRememberedAcrossInvocations() async throws {
         let account = try await MockAccount.start()
@@ -91,7 +92,7 @@ struct HistoryTests {
 }
 
 /// The history keeps the 20 newest searches (specs/cli.md), through the binary.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct HistoryCapacityTests {
     @Test func historyIsCappedAtTwenty() async throws {
         let account = try await MockAccount.start()

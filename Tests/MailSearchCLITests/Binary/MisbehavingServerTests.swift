@@ -1,11 +1,12 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Against a server that misbehaves, the tool neither hangs nor crashes: it exits with the
 /// right code and one `error:` line, in bounded time and memory.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct MisbehavingServerTests {
     /// The most resident memory a failing run may reach (a literal of 99 GB was announced); the
     /// runs measure 28-63 MB here, the launcher's 10 MB included.

@@ -2,12 +2,13 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The built `mailsearch` against the mock server, over TLS (`--ca-file` with its certificate)
 /// and over plain text on loopback (`--tls none --insecure-plaintext`): each command's output
 /// with colours off, and as JSON.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct MockCommandTests {
     enum Transport: String, CaseIterable, Sendable {
         case tls, plain

@@ -1,10 +1,11 @@
 import Foundation
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// Where the password comes from (never the command line) and where it never goes: not in any
 /// output, JSON, error or `--debug` trace.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct SecretTests {
     @Test func thePasswordNeverAppearsInAnyOutput() async throws {
         let account = try await MockAccount.start(

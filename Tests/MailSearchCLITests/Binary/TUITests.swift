@@ -3,6 +3,7 @@ import IMAPClient
 import IMAPCore
 import MailSearchCLI
 import MockIMAPServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Glibc
 /// Read/Unread and Pin/Unpin on their results, reach the server (read back over another
 /// connection); Esc returns to the inbox as it was; new mail and another client's changes appear
 /// without a key; a resize redraws; quitting (q, Ctrl-C, SIGTERM) restores the terminal.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct TUITests {
     /// The UIDs of the two messages from Albus Dumbledore ("About Nicolas Flamel" first), found
     /// with `mailsearch search`, which also puts `from:dumbledore` in the recent searches.

@@ -1,11 +1,12 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// What a person at a terminal sees that a pipe does not: colours (never with NO_COLOR) and a
 /// progress bar on stderr for a long listing.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct TerminalTests {
     @Test func colorsOnlyOnATerminalAndNeverWithNoColor() async throws {
         let account = try await MockAccount.start()

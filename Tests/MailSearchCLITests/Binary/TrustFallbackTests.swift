@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 import Transport
 
 /// `--ca-file` trusts a CA in addition to the system store. The tool verifies a server against
 /// the file first and consults the system store only when that fails (so a start does not pay
 /// for parsing the system bundle); a server only the system store vouches for still connects.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct TrustFallbackTests {
     @Test func aServerTheCAFileDoesNotVouchForIsVerifiedByTheSystemStore() async throws {
         let account = try await MockAccount.start()

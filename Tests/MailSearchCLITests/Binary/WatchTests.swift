@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 
 /// `mailsearch watch` sees what another connection changes, survives a dropped connection, and
 /// ends cleanly (LOGOUT, exit 0) on Ctrl-C.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct WatchTests {
     /// An unread message of the account's INBOX, made unread for the test.
     func unreadMessage(_ account: MockAccount) throws -> UInt32 {
@@ -87,7 +88,7 @@ struct WatchTests {
 
 /// `watch` against a server without IDLE (the mock's `imap4rev1` profile) polls with NOOP and
 /// still sees a change another connection makes.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct WatchWithoutIdleTests {
     @Test func pollingSeesAFlagChangeMadeByAnotherConnection() async throws {
         let account = try await MockAccount.start(profile: .imap4rev1)

@@ -1,8 +1,9 @@
 import Foundation
 import MailSearchCLI
+import TestSupport
 import Testing
 
-@Suite struct DebugParseCommandTests {
+@Suite(.hangGuard) struct DebugParseCommandTests {
     /// `debug parse -` of the session fixture, fed through standard input.
     static func session(chunkSize: Int = .max) async throws -> ToolRun {
         await runTool(
@@ -191,7 +192,7 @@ import Testing
     }
 }
 
-@Suite struct ResponseJSONTests {
+@Suite(.hangGuard) struct ResponseJSONTests {
     @Test(arguments: [
         ("* 1 FETCH (BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL \"7bit\" 10 1))\r\n", "text/plain"),
         (

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MailSearchCLI
 
 /// The calendar arithmetic of dates in rows and JSON agrees with Foundation's Calendar.
-@Suite struct CivilTimeTests {
+@Suite(.hangGuard) struct CivilTimeTests {
     @Test func agreesWithFoundationAcrossCenturiesAndLeapDays() {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

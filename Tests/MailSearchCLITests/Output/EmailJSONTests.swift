@@ -1,13 +1,14 @@
 import Foundation
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
 @testable import MailSearchCLI
 
 /// A listing's lines are written straight from each email; they must be byte for byte what
 /// `JSONWriter` makes of `EmailJSON.object` (the form `show` and `watch` use).
-@Suite struct EmailJSONTests {
+@Suite(.hangGuard) struct EmailJSONTests {
     static let emails: [Email] = {
         let id = { (uid: UInt32) in Email.ID(mailbox: "INBOX", uidValidity: 7, uid: uid) }
         return [

@@ -1,8 +1,9 @@
 import Foundation
 import MailSearchCLI
+import TestSupport
 import Testing
 
-@Suite struct JSONWriterTests {
+@Suite(.hangGuard) struct JSONWriterTests {
     @Test(arguments: [
         ("plain", #""plain""#),
         ("quote \" and backslash \\", #""quote \" and backslash \\""#),

@@ -1,12 +1,13 @@
 import Foundation
 import MailSearch
+import TestSupport
 import Testing
 
 @testable import MailSearchCLI
 
 /// The people file read before a command's output and updated after it: the early read is used
 /// only while the file is unchanged, so counts another process saved meanwhile are kept.
-@Suite struct PeopleStoreTests {
+@Suite(.hangGuard) struct PeopleStoreTests {
     static func email(_ uid: UInt32, from address: String) -> Email {
         Email(
             id: Email.ID(mailbox: "INBOX", uidValidity: 1, uid: uid),

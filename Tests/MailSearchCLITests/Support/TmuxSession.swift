@@ -192,8 +192,6 @@ final class TmuxSession: Sendable {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 posix_spawn_file_actions_adddup2(&actions, 1, 2)
-                // Nothing else of the test process leaks into tmux: its server lives on.
-                actions.closeInheritedDescriptors()
                 // The thread's blocked signals are not tmux's: its server would not hear SIGTERM
                 // or SIGCHLD.
                 var attributes = posix_spawnattr_t()
@@ -210,7 +208,11 @@ final class TmuxSession: Sendable {
                 let variables: [String] = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(NSTemporaryDirectory())"]
                 let environment = variables.map { strdup($0) } + [nil]
                 var pid = pid_t()
-                let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environment)
+                let spawned = TestProcess.exclusively {
+                    // Nothing else of the test process leaks into tmux: its server lives on.
+                    actions.closeInheritedDescriptors()
+                    return posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environment)
+                }
                 posix_spawn_file_actions_destroy(&actions)
                 posix_spawnattr_destroy(&attributes)
                 arguments.forEach { free($0) }
@@ -219,10 +221,28 @@ final class TmuxSession: Sendable {
                     continuation.resume(throwing: Failure(description: "cannot run \(argv[0])"))
                     return
                 }
+                // A tmux command answers at once; one that has not after 60 s is a hang, and is
+                // killed (this thread may sleep: it is not the cooperative pool's).
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                let deadline = ContinuousClock.now + .seconds(60)
+                var killed = false
+                while true {
+                    let reaped = waitpid(pid, &status, killed ? 0 : WNOHANG)
+                    if reaped == pid || (reaped == -1 && errno != EINTR) { break }
+                    if reaped == 0 && ContinuousClock.now >= deadline {
+                        kill(pid, SIGKILL)
+                        killed = true
+                    } else if reaped == 0 {
+                        usleep(2000)
+                    }
+                }
                 let output = FileManager.default.contents(atPath: outputPath) ?? Data()
                 unlink(outputPath)
+                guard !killed else {
+                    continuation.resume(
+                        throwing: Failure(description: "tmux \(argv.dropFirst(3).first ?? "") did not end in 60 s"))
+                    return
+                }
                 continuation.resume(returning: ((status >> 8) & 0xFF, String(decoding: output, as: UTF8.self)))
             }
             thread.start()

@@ -129,12 +129,20 @@ final class ToolProcess: Sendable {
             executable = try python
             arguments = ["-c", memoryLauncher, tool] + arguments
         }
-        var outputPipe: [Int32] = [0, 0]
-        var errorPipe: [Int32] = [0, 0]
-        var inputPipe: [Int32] = [0, 0]
-        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0, pipe(&inputPipe) == 0 else {
-            throw ExecutableTests.SetupError("pipe failed")
+        // Close-on-exec, so that no child another test starts meanwhile inherits them.
+        var pipes: [[Int32]] = []
+        do {
+            for _ in 0..<3 {
+                let ends = try TestProcess.closeOnExecPipe()
+                pipes.append([ends.read, ends.write])
+            }
+        } catch {
+            pipes.joined().forEach { close($0) }
+            throw error
         }
+        var outputPipe = pipes[0]
+        var errorPipe = pipes[1]
+        let inputPipe = pipes[2]
         var terminalInput: (master: Int32, slave: Int32)?
         for descriptor in terminals {
             let (master, slave) = try pseudoTerminal()
@@ -165,9 +173,8 @@ final class ToolProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
         for descriptor in outputPipe + errorPipe + inputPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        actions.closeInheritedDescriptors(
-            keeping: Set(
-                outputPipe + errorPipe + inputPipe + [terminalInput?.master, terminalInput?.slave].compactMap { $0 }))
+        let kept = Set(
+            outputPipe + errorPipe + inputPipe + [terminalInput?.master, terminalInput?.slave].compactMap { $0 })
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -185,7 +192,10 @@ final class ToolProcess: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let spawned = TestProcess.exclusively {
+            actions.closeInheritedDescriptors(keeping: kept)
+            return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         close(outputPipe[1])
         close(errorPipe[1])
         close(inputPipe[0])
@@ -241,7 +251,7 @@ final class ToolProcess: Sendable {
     private static func pseudoTerminal() throws -> (Int32, Int32) {
         // Linux: /dev/ptmx, unlocked with TIOCSPTLCK, its number from TIOCGPTN (Glibc does not
         // import posix_openpt and friends).
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0,
@@ -249,7 +259,7 @@ final class ToolProcess: Sendable {
         else {
             throw ExecutableTests.SetupError("cannot open a pseudo-terminal")
         }
-        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else { throw ExecutableTests.SetupError("cannot open /dev/pts/\(number)") }
         return (master, slave)
     }

@@ -1,12 +1,13 @@
 import Foundation
 import MailSearch
 import MailSearchCLI
+import TestSupport
 import Testing
 
 /// What each state of the three enums looks like on an 80x24 terminal, reached through the real
 /// model over the in-memory service and the screen's own keys; and every state at every size,
 /// down to one row, staying inside the terminal.
-@MainActor @Suite(.timeLimit(.minutes(1)))
+@MainActor @Suite(.hangGuard, .timeLimit(.minutes(1)))
 struct InboxRendererTests {
     static let unreachable = MailServiceError(.connection, "the server imap.example.com cannot be reached")
 

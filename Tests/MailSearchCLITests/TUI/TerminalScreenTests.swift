@@ -1,12 +1,13 @@
 import Foundation
 import MailSearch
 import MailSearchCLI
+import TestSupport
 import Testing
 
 /// The screen's own state machine with the real model over the in-memory service: keys move and
 /// act, selections follow messages, search mode leaves the inbox as it was, more rows load at the
 /// end, actions' labels follow the message, the reader never marks read by itself.
-@MainActor @Suite(.timeLimit(.minutes(1)))
+@MainActor @Suite(.hangGuard, .timeLimit(.minutes(1)))
 struct TerminalScreenTests {
     func selectedSubject(_ harness: ScreenHarness) -> String? {
         harness.screen.actionTarget?.subject

@@ -1,10 +1,11 @@
 import MailSearchCLI
+import TestSupport
 import Testing
 
 /// Frames measured in terminal columns (CJK and emoji take two), cut without splitting a wide
 /// character, mail text unable to reach the terminal as control sequences, and the writer
 /// rewriting only what changed.
-@Suite struct FrameTests {
+@Suite(.hangGuard) struct FrameTests {
     @Test(arguments: [
         ("plain", "abc", 3),
         ("CJK", "会議の議事録", 12),

@@ -1,10 +1,11 @@
 import MailSearchCLI
+import TestSupport
 import Testing
 
 /// The key decoder against the bytes xterm, tmux and the Linux console send: each fixture whole,
 /// one byte at a time, and split at every point; Escape told from Alt and from a sequence by
 /// the timeout alone.
-@Suite struct KeyDecoderTests {
+@Suite(.hangGuard) struct KeyDecoderTests {
     static let esc: UInt8 = 0x1B
 
     static let fixtures: [(String, [UInt8], [Key])] = [

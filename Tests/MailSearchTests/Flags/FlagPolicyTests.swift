@@ -1,7 +1,8 @@
 import MailSearch
+import TestSupport
 import Testing
 
-@Suite struct FlagPolicyTests {
+@Suite(.hangGuard) struct FlagPolicyTests {
     @Test func defaultPinsWithFlagged() {
         let resolution = FlagPolicy().pinFlag(flags: [.seen], permanentFlags: [.seen])
         #expect(resolution == PinFlagResolution(flag: .flagged, warning: nil))

@@ -1,5 +1,6 @@
 import Foundation
 import MailSearch
+import TestSupport
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
@@ -16,7 +17,7 @@ struct TemporaryDirectory {
     func remove() throws { try FileManager.default.removeItem(at: url) }
 }
 
-@Suite struct SearchHistoryTests {
+@Suite(.hangGuard) struct SearchHistoryTests {
     @Test func persistsAcrossInstancesPerAccount() throws {
         let directory = try TemporaryDirectory()
         defer { #expect(throws: Never.self) { try directory.remove() } }

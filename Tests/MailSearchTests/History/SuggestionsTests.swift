@@ -1,7 +1,8 @@
 import MailSearch
+import TestSupport
 import Testing
 
-@Suite struct SuggestionsTests {
+@Suite(.hangGuard) struct SuggestionsTests {
     static let people: PeopleIndex = {
         var index = PeopleIndex()
         for _ in 0..<5 { index.add(address: "alice@example.com", name: "Alice Smith") }

@@ -2,9 +2,10 @@ import Foundation
 import IMAPCore
 import MailMIME
 import MailSearch
+import TestSupport
 import Testing
 
-@Suite struct EmailTests {
+@Suite(.hangGuard) struct EmailTests {
     let id = Email.ID(mailbox: "INBOX", uidValidity: 7, uid: 42)
 
     @Test func mapsTheDecodedSummary() {

@@ -2,9 +2,10 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
-@Suite struct CompileTests {
+@Suite(.hangGuard) struct CompileTests {
     @Test func scopeAndDeletedAndKeys() throws {
         let context = Server.rev1.context
         let compiled = try QueryCompiler.compile("in:Archive is:deleted from:bob", context: context)

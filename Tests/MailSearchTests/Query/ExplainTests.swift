@@ -43,7 +43,7 @@ func words(_ word: String) -> String {
     "OR FROM \(word) OR SUBJECT \(word) OR TO \(word) OR CC \(word) BODY \(word)"
 }
 
-@Suite struct ExplainTests {
+@Suite(.hangGuard) struct ExplainTests {
     /// The 22 examples of specs/query-language.md, word for word (shared with the CLI's
     /// `mailsearch explain` tests).
     static let specExamples: [ExplainRow] = QueryLanguageExamples.rows.map { example in
@@ -266,7 +266,7 @@ func words(_ word: String) -> String {
     }
 }
 
-@Suite struct LimitTests {
+@Suite(.hangGuard) struct LimitTests {
     /// The longest OR chain and deepest nesting accepted still compile and encode.
     @Test func deepestAcceptedQueriesEncode() throws {
         let chain = String(repeating: "a OR ", count: 255) + "a"

@@ -1,8 +1,9 @@
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
-@Suite struct QueryParserTests {
+@Suite(.hangGuard) struct QueryParserTests {
     struct ParseRow: Sendable, CustomTestStringConvertible {
         var text: String
         var query: Query

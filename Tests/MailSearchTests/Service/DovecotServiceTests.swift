@@ -12,6 +12,7 @@ import Transport
 /// with 60 generated messages for `dana`. Skipped, with this message, only where Dovecot is not
 /// installed and `MAILSEARCH_REQUIRE_DOVECOT` is not 1; CI requires it.
 @Suite(
+    .hangGuard,
     .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try DovecotProcess.isAvailable() },
     .timeLimit(.minutes(3)), .serialized)
 struct DovecotServiceTests {

@@ -3,11 +3,12 @@ import IMAPClient
 import IMAPCore
 import MailSearch
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// `IMAPMailService` against the mock server: pages, searches, round trips counted from the
 /// server's transcript, flag changes read back over an independent connection, live events.
-@Suite(.timeLimit(.minutes(2))) struct IMAPMailServiceTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct IMAPMailServiceTests {
     /// The search command a profile's server gets: UID SORT where it has SORT.
     static func searchCommand(_ profile: Profile) -> String {
         switch profile {

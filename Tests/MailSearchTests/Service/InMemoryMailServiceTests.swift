@@ -1,11 +1,12 @@
 import Foundation
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
 /// The in-memory service the previews and view-model tests stand on: it must behave like a
 /// server (order, paging, search, flags, events) and obey its knobs (hold, fail, refuse).
-@Suite(.timeLimit(.minutes(1))) struct InMemoryMailServiceTests {
+@Suite(.hangGuard, .timeLimit(.minutes(1))) struct InMemoryMailServiceTests {
     static let now = Date(timeIntervalSince1970: 1_710_500_000)  // 2024-03-15
 
     @Test func listsNewestFirstInPages() async throws {

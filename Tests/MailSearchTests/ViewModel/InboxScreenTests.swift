@@ -1,5 +1,6 @@
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
 private typealias Fixture = ScreenFixture
@@ -34,7 +35,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
     }
 }
 
-@Suite struct InboxScreenTests {
+@Suite(.hangGuard) struct InboxScreenTests {
     static let all = MessageList(ids: ScreenFixture.emails.map(\.id))
     static let failed = EmailsListState.error(ScreenFixture.failure.message)
 

@@ -1,12 +1,13 @@
 import Foundation
 import MailSearch
+import TestSupport
 import Testing
 
 private typealias Fixture = ViewModelFixture
 
 /// The search history as the view model keeps it: per account, in a file that survives a
 /// restart, capped and deduplicated; a corrupt file is replaced, never fatal.
-@Suite(.timeLimit(.minutes(1))) @MainActor
+@Suite(.hangGuard, .timeLimit(.minutes(1))) @MainActor
 struct InboxViewModelHistoryTests {
     private func search(_ model: InboxViewModel, _ query: String) {
         model.setSearching(true)

@@ -3,12 +3,13 @@ import IMAPClient
 import IMAPCore
 import MailSearch
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The view model over `IMAPMailService` against the mock server: what the in-memory tests show,
 /// now over a real connection, with the server's own faults and another client's changes.
 @MainActor
-@Suite(.timeLimit(.minutes(2))) struct InboxViewModelMockServerTests {
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct InboxViewModelMockServerTests {
     static func model(_ server: MockIMAPServer) -> (InboxViewModel, IMAPMailService) {
         let service = ServiceFixture.service(server)
         return (InboxViewModel(service: service, history: .memory([]), pageSize: 20), service)

@@ -1,10 +1,11 @@
 import MailSearch
+import TestSupport
 import Testing
 
 private typealias Fixture = ViewModelFixture
 
 /// Each visible change wakes exactly the observers of what changed (`withObservationTracking`).
-@Suite(.timeLimit(.minutes(1))) @MainActor
+@Suite(.hangGuard, .timeLimit(.minutes(1))) @MainActor
 struct InboxViewModelObservationTests {
     private func started() async -> (InboxViewModel, InMemoryMailService) {
         let service = Fixture.service()

@@ -1,8 +1,9 @@
 import MailSearch
+import TestSupport
 import Testing
 
 /// Every preview reaches its state through the real driver over the in-memory service.
-@Suite(.timeLimit(.minutes(1))) @MainActor
+@Suite(.hangGuard, .timeLimit(.minutes(1))) @MainActor
 struct InboxViewModelPreviewTests {
     @Test(arguments: InboxViewModel.PreviewScenario.allCases)
     func previewReachesItsState(_ scenario: InboxViewModel.PreviewScenario) async {

@@ -1,13 +1,14 @@
 import Foundation
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
 private typealias Fixture = ViewModelFixture
 
 /// The view model against the in-memory service: no sleeps; holds, failures and refusals are
 /// the service's, waits are `settle()` or observation.
-@Suite(.timeLimit(.minutes(1))) @MainActor
+@Suite(.hangGuard, .timeLimit(.minutes(1))) @MainActor
 struct InboxViewModelTests {
     // MARK: - Loading
 

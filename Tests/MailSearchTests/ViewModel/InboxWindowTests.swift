@@ -1,6 +1,7 @@
 import Foundation
 import IMAPCore
 import MailSearch
+import TestSupport
 import Testing
 
 /// A mailbox in memory that answers the screen's effects the way a service does: a listing,
@@ -144,7 +145,7 @@ private struct WindowDriver {
 
 /// The inbox as a window: scrolling 5,000 messages holds a few pages, scrolling back loads
 /// them again, G loads the last page directly, pinned rows and changes to rows not held are kept.
-@Suite struct InboxWindowTests {
+@Suite(.hangGuard) struct InboxWindowTests {
     /// What the screen documents: the pages the view's rows touch (five screenfuls of 21 rows
     /// touch at most four pages of 50) and one page either side, plus the pinned rows.
     static let residentPageBound = 4 + 2 * InboxScreen.pagesKeptAround

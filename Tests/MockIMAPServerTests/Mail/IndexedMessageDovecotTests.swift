@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The IMAP views of `IndexedMessage` against a real Dovecot 2.3 serving the same messages:
@@ -16,7 +17,9 @@ import Testing
 ///
 /// Where Dovecot departs from the RFCs the test expects the RFC and skips the comparison; each
 /// case is listed in `departures` with the reason.
-@Suite(.enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try DovecotMailbox.isAvailable() })
+@Suite(
+    .hangGuard,
+    .enabled("Dovecot is not installed (apt-get install dovecot-imapd)") { try DovecotMailbox.isAvailable() })
 struct IndexedMessageDovecotTests {
     static let generatedCount =
         Int(ProcessInfo.processInfo.environment["MAILSEARCH_DIFF_MESSAGES"] ?? "") ?? 300

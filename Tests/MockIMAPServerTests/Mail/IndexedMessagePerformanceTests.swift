@@ -1,5 +1,6 @@
 import Foundation
 import MockIMAPServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -22,6 +23,7 @@ extension Duration {
 }
 
 @Suite(
+    .hangGuard,
     .enabled("set MAILSEARCH_PERF_MESSAGES to run") {
         ProcessInfo.processInfo.environment["MAILSEARCH_PERF_MESSAGES"] != nil
     })

@@ -1,11 +1,12 @@
 import Foundation
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// No input makes parsing or any IMAP view crash: the tricky messages mutated at random (with a
 /// fixed seed), and random bytes. `MAILSEARCH_FUZZ_ROUNDS` runs more mutations (default 2000).
-@Suite struct IndexedMessageRobustnessTests {
+@Suite(.hangGuard) struct IndexedMessageRobustnessTests {
     /// A small deterministic generator (SplitMix64), so failures reproduce.
     struct Generator {
         var state: UInt64

@@ -1,10 +1,11 @@
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Testing
 
 /// The IMAP views of one stored message, value by value. `IndexedMessageDovecotTests` holds the
 /// same views against a real Dovecot for hundreds of messages.
-@Suite struct IndexedMessageTests {
+@Suite(.hangGuard) struct IndexedMessageTests {
     static func message(_ text: String) -> IndexedMessage { IndexedMessage(bytes: Array(text.utf8)) }
 
     static func string(_ bytes: [UInt8]?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Transport
 
 #if canImport(Glibc)
@@ -26,7 +27,14 @@ case "openssl-exit":
     }
     for await _ in made.prefix(2) {}
     exit(0)
+case "hang-guard":
+    // A guarded test stuck past its limit: the guard names it on standard error and ends the
+    // process with status 1 (TransportTests.HangGuardTests). Reaching the end is the failure.
+    _ = HangWatch.shared.begin("probe/stuckTest()", limit: .seconds(1))
+    try await Task.sleep(for: .seconds(60))
+    print("the hang guard never fired")
+    exit(0)
 default:
-    FileHandle.standardError.write(Data("usage: test-probe openssl-exit\n".utf8))
+    FileHandle.standardError.write(Data("usage: test-probe openssl-exit | hang-guard\n".utf8))
     exit(64)
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -6,17 +5,42 @@ public import Glibc
 #endif
 
 /// Helper processes for tests (scripts, servers), started with posix_spawn and waited for on a
-/// Dispatch thread, so the cooperative pool never blocks.
+/// thread of their own, so the cooperative pool never blocks.
 ///
 /// Foundation's `Process.run()` on Linux crashed (memcpy, bad pointer) when tests started helpers
 /// at the same time, even one at a time behind a lock; posix_spawn has no such problem.
 public enum TestProcess {
     /// Kept for callers that still start a Foundation `Process` themselves: runs `body` alone.
     public static func launching(_ body: () throws -> Void) throws {
-        try launchQueue.sync { try body() }
+        try exclusively(body)
     }
 
-    private static let launchQueue = DispatchQueue(label: "TestProcess.launch")
+    /// Runs `body` (which makes pipes or starts a child) while no other test helper does either.
+    ///
+    /// Tests start children in parallel, and a child inherits every descriptor of the test
+    /// process that is not close-on-exec: a child that inherited another test's pipe holds it
+    /// open, and that test never sees its end (a long-lived child, Dovecot or a tmux server, holds
+    /// it for good). Every pipe is made here and marked close-on-exec before the lock is released
+    /// (`closeOnExecPipe`; Glibc does not import `pipe2`), and every spawn happens here, so no
+    /// spawn falls between a pipe's creation and its marking.
+    public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        return try body()
+    }
+
+    private static let spawnLock = NSLock()
+
+    /// A pipe whose two ends are close-on-exec (a child gets one only through a dup2 of its
+    /// spawn actions, which clears the flag on the copy).
+    public static func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
+        try exclusively {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw TestProcessError("pipe failed: \(String(cString: strerror(errno)))") }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            return (ends[0], ends[1])
+        }
+    }
 
     /// Starts `executable` with `arguments`, standard input, output and error on /dev/null, and
     /// does not wait for it (a watcher, a server the test stops itself).
@@ -25,54 +49,93 @@ public enum TestProcess {
     }
 
     /// Runs a program to completion; returns its standard output, or throws with its standard
-    /// error when it fails. `environment` is added to the test process's own.
+    /// error when it fails. `environment` is added to the test process's own. A program still
+    /// running after `timeout` is killed, and that is an error too (a hang fails the test).
     public static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(240)
     ) async throws -> String {
-        var outputPipe: [Int32] = [0, 0]
-        var errorPipe: [Int32] = [0, 0]
-        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else { throw TestProcessError("pipe failed") }
+        let result = try await collect(executable, arguments, environment: environment, timeout: timeout)
+        guard result.status == 0 else {
+            throw TestProcessError(
+                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed ("
+                    + (result.timedOut ? "killed after \(timeout)" : result.statusText) + "): " + result.standardError)
+        }
+        return result.standardOutput
+    }
+
+    /// How a program run by `collect` ended and what it wrote.
+    public struct Result: Sendable {
+        /// The exit code, or 128 + the signal that ended it.
+        public var status: Int32
+        /// Whether it was killed because it outlived its timeout.
+        public var timedOut: Bool
+        public var standardOutput: String
+        public var standardError: String
+        var statusText: String { status < 128 ? "exit \(status)" : "signal \(status - 128)" }
+    }
+
+    /// Runs a program to completion (killed after `timeout`) with standard input from the file
+    /// `standardInput` (/dev/null when nil); how it ended, whatever the status.
+    public static func collect(
+        _ executable: String, _ arguments: [String], standardInput: String? = nil,
+        environment: [String: String] = [:], timeout: Duration = .seconds(240)
+    ) async throws -> Result {
+        let outputPipe = try closeOnExecPipe()
+        let errorPipe: (read: Int32, write: Int32)
+        do { errorPipe = try closeOnExecPipe() } catch {
+            [outputPipe.read, outputPipe.write].forEach { close($0) }
+            throw error
+        }
         let pid: pid_t
         do {
             pid = try spawn(
-                executable, arguments, output: outputPipe[1], errors: errorPipe[1], environment: environment)
+                executable, arguments, input: standardInput, output: outputPipe.write, errors: errorPipe.write,
+                environment: environment)
         } catch {
-            outputPipe.forEach { close($0) }
-            errorPipe.forEach { close($0) }
+            [outputPipe.read, outputPipe.write, errorPipe.read, errorPipe.write].forEach { close($0) }
             throw error
         }
-        close(outputPipe[1])
-        close(errorPipe[1])
-        let readOutput = outputPipe[0]
-        let readErrors = errorPipe[0]
-        let (status, stdout, stderr) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let (stdout, stderr) = drain(readOutput, readErrors)
+        close(outputPipe.write)
+        close(errorPipe.write)
+        let readOutput = outputPipe.read
+        let readErrors = errorPipe.read
+        return await withCheckedContinuation { continuation in
+            // A thread of its own: it blocks in poll and waitpid.
+            let thread = Thread {
+                let (stdout, stderr, timedOut) = drain(readOutput, readErrors, deadline: .now + timeout, child: pid)
                 close(readOutput)
                 close(readErrors)
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                continuation.resume(returning: (status, stdout, stderr))
+                let signal = status & 0x7F
+                continuation.resume(
+                    returning: Result(
+                        status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, timedOut: timedOut,
+                        standardOutput: String(decoding: stdout, as: UTF8.self),
+                        standardError: String(decoding: stderr, as: UTF8.self)))
             }
+            thread.start()
         }
-        // Exited normally with code 0 (WIFEXITED && WEXITSTATUS == 0).
-        guard status & 0x7F == 0 && (status >> 8) & 0xFF == 0 else {
-            throw TestProcessError(
-                "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.first ?? "") failed ("
-                    + (status & 0x7F == 0 ? "exit \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)") + "): "
-                    + String(decoding: stderr, as: UTF8.self))
-        }
-        return String(decoding: stdout, as: UTF8.self)
     }
 
-    /// Reads both pipes to their end (together, so neither can fill up and stall the child).
-    private static func drain(_ output: Int32, _ errors: Int32) -> ([UInt8], [UInt8]) {
+    /// Reads both pipes to their end (together, so neither can fill up and stall the child), or
+    /// until `deadline`, when it kills `child`.
+    private static func drain(
+        _ output: Int32, _ errors: Int32, deadline: ContinuousClock.Instant, child: pid_t
+    ) -> ([UInt8], [UInt8], Bool) {
         var collected: [[UInt8]] = [[], []]
         var open = [output, errors]
         var buffer = [UInt8](repeating: 0, count: 65536)
         while open.contains(where: { $0 >= 0 }) {
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                kill(child, SIGKILL)
+                return (collected[0], collected[1], true)
+            }
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else { break }
+            let milliseconds = Int32(min(remaining.components.seconds * 1000 + 1, 1000))
+            guard poll(&descriptors, 2, milliseconds) >= 0 || errno == EINTR else { break }
             for index in 0..<2 where open[index] >= 0 && descriptors[index].revents != 0 {
                 let count = read(open[index], &buffer, buffer.count)
                 if count > 0 {
@@ -82,11 +145,11 @@ public enum TestProcess {
                 }
             }
         }
-        return (collected[0], collected[1])
+        return (collected[0], collected[1], false)
     }
 
     private static func spawn(
-        _ executable: String, _ arguments: [String], output: Int32?, errors: Int32?,
+        _ executable: String, _ arguments: [String], input: String? = nil, output: Int32?, errors: Int32?,
         environment: [String: String] = [:]
     ) throws
         -> pid_t
@@ -94,7 +157,7 @@ public enum TestProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         if let output {
             posix_spawn_file_actions_adddup2(&actions, output, 1)
         } else {
@@ -105,7 +168,6 @@ public enum TestProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        actions.closeInheritedDescriptors(keeping: Set([output, errors].compactMap { $0 }))
         // A child must not inherit the test runner's blocked signals (Dovecot would ignore the
         // SIGTERM of `stop`).
         var attributes = posix_spawnattr_t()
@@ -122,7 +184,10 @@ public enum TestProcess {
             + [nil]
         defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let result = exclusively {
+            actions.closeInheritedDescriptors(keeping: Set([output, errors].compactMap { $0 }))
+            return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard result == 0 else {
             throw TestProcessError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
