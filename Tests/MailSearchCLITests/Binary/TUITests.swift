@@ -163,8 +163,11 @@ struct TUITests {
             #expect(attributes.contains("\u{1B}[7m") || attributes.contains(";7m"), "reverse video stays")
             for color in 31...37 { #expect(!attributes.contains("\u{1B}[\(color)m"), "no colours with NO_COLOR") }
             try await tmux.press("j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j")
-            let inbox = try await tmux.waitFor("the 15th message selected") { screen in
-                self.row(screen, ">")?.contains(subjects[14]) == true
+            // Settled: the unread count is in and no page is on its way (a page the scroll asked
+            // for, still loading, says "Loading more..." in the footer; a loaded run caught it).
+            let inbox = try await tmux.waitFor("the 15th message selected, nothing loading") { screen in
+                self.row(screen, ">")?.contains(subjects[14]) == true && screen.contains(" unread")
+                    && !screen.contains("Loading more...")
             }
             #expect(row(inbox, " Pinned") == nil, "scrolled: \(inbox)")
 
@@ -173,7 +176,7 @@ struct TUITests {
             let recent = try await tmux.waitFor(text: "Recent searches")
             #expect(row(recent, "from:dumbledore")?.hasSuffix("recent") == true, "\(recent)")
             try await tmux.press("Escape")
-            try await tmux.waitFor("the inbox as it was") { $0 == inbox }
+            try await tmux.waitFor("the inbox as it was:\n\(inbox)") { $0 == inbox }
 
             // A typed search: searching, then results; Pin, then Unpin, the first result.
             account.server.faults.add(
@@ -228,7 +231,7 @@ struct TUITests {
 
             // Back to the inbox: the same rows, the same selection, the same scroll.
             try await tmux.press("Escape")
-            try await tmux.waitFor("the inbox as it was") { $0 == inbox }
+            try await tmux.waitFor("the inbox as it was:\n\(inbox)") { $0 == inbox }
 
             try await tmux.press("q")
             let ended = try await tmux.finished()
