@@ -15,22 +15,20 @@ import Transport
         }
     }
 
-    static let certificates: Result<Certificates, any Error> = Result {
+    /// Made once, for every test of the suite.
+    static let made = Task { () async throws -> Certificates in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mailsearch-certs-\(UUID().uuidString)")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/make-test-certificates.sh")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, directory.path]
-        try TestProcess.launching { try process.run() }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw IMAPError(.tls, "make-test-certificates.sh failed") }
+        _ = try await TestProcess.run("/bin/bash", [script.path, directory.path])
         return Certificates(directory: directory)
     }
 
-    func server(certificate: String) throws -> ScriptedServer {
-        let certificates = try Self.certificates.get()
+    static var certificates: Certificates { get async throws { try await made.value } }
+
+    func server(certificate: String) async throws -> ScriptedServer {
+        let certificates = try await Self.certificates
         let tls = ServerTLSConfiguration(
             certificateChainPEM: try certificates.pem(certificate), privateKeyPEM: try certificates.pem("leaf.key"))
         return try ScriptedServer(tls: tls) { line, connection in
@@ -39,7 +37,7 @@ import Transport
     }
 
     func connect(port: Int, trustingCA: Bool) async throws(IMAPError) -> IMAPSession {
-        let trust = trustingCA ? try? Self.certificates.get().pem("ca.pem") : nil
+        let trust = trustingCA ? try? await Self.certificates.pem("ca.pem") : nil
         return try await IMAPSession.connect(
             IMAPConfiguration(
                 host: "localhost", port: port, security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: trust))
@@ -47,7 +45,7 @@ import Transport
     }
 
     @Test func certificateSignedByATrustedCAConnects() async throws {
-        let server = try server(certificate: "good.pem")
+        let server = try await server(certificate: "good.pem")
         let session = try await connect(port: server.port, trustingCA: true)
         try await session.noop()
         await session.close()
@@ -55,7 +53,7 @@ import Transport
     }
 
     @Test func certificateFromAnUnknownCA() async throws {
-        let server = try server(certificate: "good.pem")
+        let server = try await server(certificate: "good.pem")
         do {
             _ = try await connect(port: server.port, trustingCA: false)
             Issue.record("connected")
@@ -69,7 +67,7 @@ import Transport
     }
 
     @Test func certificateForAnotherHostName() async throws {
-        let server = try server(certificate: "otherhost.pem")
+        let server = try await server(certificate: "otherhost.pem")
         do {
             _ = try await connect(port: server.port, trustingCA: true)
             Issue.record("connected")
@@ -82,7 +80,7 @@ import Transport
     }
 
     @Test func expiredCertificate() async throws {
-        let server = try server(certificate: "expired.pem")
+        let server = try await server(certificate: "expired.pem")
         do {
             _ = try await connect(port: server.port, trustingCA: true)
             Issue.record("connected")

@@ -26,68 +26,23 @@ import Transport
     }
 
     /// A running server process whose output pipes are read (never left to the test runner).
-    final class Child: Sendable {
-        /// What a pipe delivered, and the events a test waits for.
-        final class Collected: Sendable {
-            let data = Mutex(Data())
-            /// Opened at the pipe's end.
-            let ended = Latch()
-            /// Opened when a whole line has arrived, or the pipe ended, or the process exited.
-            let lineOrEnd = Latch()
-        }
-
-        let process: Process
-        private let output = Collected()
-        private let errors = Collected()
-        /// Opened by the termination handler.
-        private let exited = Latch()
+    struct Child: Sendable {
+        let process: TestChild
 
         init(_ arguments: [String]) throws {
             guard let executable = MockServerExecutableTests.executable else {
                 throw SetupError(description: "mock-imap-server is not built next to the tests")
             }
-            process = Process()
-            process.executableURL = executable
             // A runner that dies must not leave a server behind.
-            process.arguments = arguments + ["--exit-with-parent"]
-            let standardOutput = Pipe()
-            let standardError = Pipe()
-            process.standardOutput = standardOutput
-            process.standardError = standardError
-            // A handle of its own: the shared FileHandle.nullDevice is suspected in Foundation crashes.
-            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            for (pipe, collected) in [(standardOutput, output), (standardError, errors)] {
-                pipe.fileHandleForReading.readabilityHandler = { handle in
-                    let data = handle.availableData
-                    let hasLine = collected.data.withLock { collected in
-                        collected.append(data)
-                        return collected.contains(UInt8(ascii: "\n"))
-                    }
-                    if data.isEmpty {
-                        handle.readabilityHandler = nil
-                        collected.ended.open()
-                    }
-                    if hasLine || data.isEmpty { collected.lineOrEnd.open() }
-                }
-            }
-            let exited = exited
-            let output = output
-            process.terminationHandler = { _ in
-                exited.open()
-                // A child started meanwhile by a parallel test may hold the pipe open: the exit
-                // itself also ends the wait for a first line.
-                output.lineOrEnd.open()
-            }
-            try launchingProcess { try process.run() }
+            process = try TestChild(executable.path, arguments + ["--exit-with-parent"])
         }
 
-        var standardOutput: String { String(decoding: output.data.withLock { $0 }, as: UTF8.self) }
-        var standardError: String { String(decoding: errors.data.withLock { $0 }, as: UTF8.self) }
+        var standardOutput: String { process.standardOutput }
+        var standardError: String { process.standardError }
 
         /// The first line of standard output, waiting up to `timeout` for it.
         func firstLine(timeout: Duration = .seconds(60)) async throws -> String {
-            _ = await output.lineOrEnd.wait(timeout: timeout)
-            guard standardOutput.contains("\n"),
+            guard await process.waitForLine(timeout: timeout),
                 let line = standardOutput.split(separator: "\n", omittingEmptySubsequences: false).first
             else {
                 throw SetupError(description: "no line from mock-imap-server; stderr: \(standardError)")
@@ -97,14 +52,11 @@ import Transport
 
         /// Waits for the process to end and its output to be read; its exit status.
         func exitStatus(timeout: Duration = .seconds(60)) async throws -> Int32 {
-            guard await exited.wait(timeout: timeout) else {
-                process.terminate()
+            guard let status = await process.waitForExit(timeout: timeout) else {
+                process.send(SIGKILL)
                 throw SetupError(description: "mock-imap-server did not exit")
             }
-            // The pipes end soon after, unless another child started meanwhile inherited them
-            // (tests run in parallel): then what was written has still arrived by now.
-            for collected in [output, errors] { _ = await collected.ended.wait(timeout: .seconds(2)) }
-            return process.terminationStatus
+            return status
         }
     }
 
@@ -115,7 +67,7 @@ import Transport
             "--listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0", "--user", "alice:secret", "--user", "bob:pw:tok",
             "--demo", "--cert-out", certificate, "--profile", "full",
         ])
-        defer { if child.process.isRunning { child.process.terminate() } }
+        defer { child.process.send(SIGTERM) }
         let line = try await child.firstLine()
         let pattern = #/^READY imap=127\.0\.0\.1:(\d+) imaps=127\.0\.0\.1:(\d+) cert=(.+)$/#
         guard let match = line.wholeMatch(of: pattern), let imap = Int(match.1), let imaps = Int(match.2) else {
@@ -139,7 +91,7 @@ import Transport
             IMAPConfiguration(host: "localhost", port: imaps, security: .implicitTLS(tls)))
         try await bob.login(.oauth2(user: "bob", token: "tok"))
         await bob.logout()
-        child.process.terminate()  // SIGTERM
+        child.process.send(SIGTERM)
         #expect(try await child.exitStatus() == 0)
         #expect(child.standardOutput.split(separator: "\n").count == 1)
         #expect(child.standardError.isEmpty)
@@ -152,7 +104,7 @@ import Transport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("From a@b Sat Jan  3 01:05:34 2024\nSubject: from the mbox\n\nhello\n".utf8).write(to: mbox)
         let child = try Child(["--listen", "127.0.0.1:0", "--seed", mbox.path, "--allow-plaintext-auth"])
-        defer { if child.process.isRunning { child.process.terminate() } }
+        defer { child.process.send(SIGTERM) }
         let line = try await child.firstLine()
         #expect(line.hasPrefix("READY imap=127.0.0.1:") && !line.contains("imaps=") && !line.contains("cert="))
         let port = Int(line.split(separator: ":").last ?? "") ?? 0
@@ -163,7 +115,7 @@ import Transport
         _ = try await client.command("s", "SELECT INBOX")
         #expect(try await client.numbers("a", "SEARCH SUBJECT mbox") == [1])
         client.close()
-        kill(child.process.processIdentifier, SIGINT)
+        child.process.send(SIGINT)
         #expect(try await child.exitStatus() == 0)
     }
 

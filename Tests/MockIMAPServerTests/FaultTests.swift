@@ -307,7 +307,7 @@ import Transport
             "--listen", "127.0.0.1:0", "--allow-plaintext-auth", "--fault", "NOOP#1=NO [UNAVAILABLE] try later",
             "--fault", "delay=1ms",
         ])
-        defer { if child.process.isRunning { child.process.terminate() } }
+        defer { child.process.send(SIGTERM) }
         let line = try await child.firstLine()
         let port = try #require(Int(line.split(separator: ":").last ?? ""))
         let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
@@ -317,7 +317,7 @@ import Transport
         #expect(try await client.command("n1", "NOOP") == ["n1 NO [UNAVAILABLE] try later"])
         #expect(try await client.command("n2", "NOOP") == ["n2 OK NOOP completed"])
         client.close()
-        child.process.terminate()
+        child.process.send(SIGTERM)
         #expect(try await child.exitStatus() == 0)
     }
 

@@ -148,6 +148,11 @@ public enum TestProcess {
         return (collected[0], collected[1], false)
     }
 
+    /// Starts a child with standard output and error on `output` and `errors` (see `TestChild`).
+    static func spawnChild(_ executable: String, _ arguments: [String], output: Int32, errors: Int32) throws -> pid_t {
+        try spawn(executable, arguments, output: output, errors: errors)
+    }
+
     private static func spawn(
         _ executable: String, _ arguments: [String], input: String? = nil, output: Int32?, errors: Int32?,
         environment: [String: String] = [:]
