@@ -4,11 +4,6 @@ import IMAPCore
 import TestSupport
 import Transport
 
-/// Starts a helper process while no other test starts one (see `TestProcess.launching`).
-func launchingProcess(_ body: () throws -> Void) throws {
-    try TestProcess.launching(body)
-}
-
 /// A throwaway Dovecot (scripts/dovecot.sh) serving one Maildir as alice's INBOX, for comparing
 /// the mock server's views of messages with a real server's.
 struct DovecotMailbox: Sendable {

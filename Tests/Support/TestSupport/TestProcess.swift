@@ -10,11 +10,6 @@ public import Glibc
 /// Foundation's `Process.run()` on Linux crashed (memcpy, bad pointer) when tests started helpers
 /// at the same time, even one at a time behind a lock; posix_spawn has no such problem.
 public enum TestProcess {
-    /// Kept for callers that still start a Foundation `Process` themselves: runs `body` alone.
-    public static func launching(_ body: () throws -> Void) throws {
-        try exclusively(body)
-    }
-
     /// Runs `body` (which makes pipes or starts a child) while no other test helper does either.
     ///
     /// Tests start children in parallel, and a child inherits every descriptor of the test
