@@ -9,6 +9,11 @@ import Testing
 /// applied twice (checked against the server's own store, which is another view than the
 /// client's connection).
 @Suite(.hangGuard, .timeLimit(.minutes(2))) struct FaultRecoveryTests {
+    /// The inactivity limit of the tests whose server delays (30 s) or stalls a command: short,
+    /// and still long enough for the login before it on a loaded machine (with 3 s, the mock
+    /// server in this busy test process once answered ENABLE too late).
+    static let shortInactivity: Duration = .seconds(10)
+
     static func server(messages: Int = 30) async throws -> MockIMAPServer {
         let server = try await MockServerFixture.start()
         try MockServerFixture.seed(server, count: messages)
@@ -62,14 +67,14 @@ import Testing
 
     @Test func aResponseSlowerThanTheInactivityLimitIsATimeoutAndTheConnectionRecovers() async throws {
         let server = try await Self.server()
-        let session = try await server.loggedInSession { $0.timeouts.commandInactivity = .seconds(3) }
+        let session = try await server.loggedInSession { $0.timeouts.commandInactivity = Self.shortInactivity }
         _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .delay(.seconds(30)))
         await #expect(throws: IMAPError.self) { _ = try await session.search([.subject("message 12")]) }
         #expect(await session.failure?.code == .timeout)
         #expect(await session.failure?.message.contains("did not answer \(MockServerFixture.searchCommand)") == true)
         // The long-lived connection retries once on a new connection: the user sees the answer.
         _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .delay(.seconds(30)))
-        let connection = Self.connection(server, inactivity: .seconds(3))
+        let connection = Self.connection(server, inactivity: Self.shortInactivity)
         try await connection.open()
         #expect(try await connection.search([.subject("message 12")]).uids == [12])
         #expect(await connection.reconnectCount == 1)
@@ -79,7 +84,7 @@ import Testing
 
     @Test func aStalledCommandTimesOutAndIsRetriedOnANewConnection() async throws {
         let server = try await Self.server()
-        let connection = Self.connection(server, inactivity: .seconds(3))
+        let connection = Self.connection(server, inactivity: Self.shortInactivity)
         try await connection.open()
         _ = server.faults.add(.command(MockServerFixture.searchCommand, occurrence: 1), .stall)
         #expect(try await connection.search([.subject("message 7")]).uids == [7])
@@ -299,7 +304,7 @@ import Testing
     /// The STORE never ran (the server stalled): after reconnecting it is applied, once.
     @Test func aStoreThatNeverRanIsAppliedAfterTheReconnect() async throws {
         let server = try await Self.server()
-        let connection = Self.connection(server, inactivity: .seconds(3))
+        let connection = Self.connection(server, inactivity: Self.shortInactivity)
         try await connection.open()
         let before = Self.highestModseq(server)
         _ = server.faults.add(.command("UID STORE", occurrence: 1), .stall)
