@@ -81,9 +81,10 @@ func describe(_ duration: Duration?) -> String {
 }
 
 extension Duration {
-    /// "30 seconds", "0.5 seconds": for messages people read.
+    /// "30 seconds", "1 second", "0.5 seconds": for messages people read.
     package var spokenSeconds: String {
         let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        if seconds == 1 { return "1 second" }
         if seconds == seconds.rounded() { return "\(Int(seconds)) seconds" }
         return "\((seconds * 10).rounded() / 10) seconds"
     }

@@ -75,12 +75,10 @@ import Transport
         let silent = try await server.rawClient()
         let loggedIn = try await server.rawClient()
         try await loggedIn.login()
-        let started = ContinuousClock.now
         #expect(try await silent.readLine(timeout: .seconds(10)) == "* BYE Autologout; idle for too long")
         // Closed by the server, not a read that timed out (also a TransportError).
         let closed = await #expect(throws: TransportError.self) { try await silent.readLine(timeout: .seconds(5)) }
         #expect(closed?.code == .connectionClosed)
-        #expect(ContinuousClock.now - started < .seconds(5))
         // A logged-in session is not subject to the login timeout. This sleep is the test's
         // subject, not synchronisation: the logged-in session stays silent past the timeout.
         try await Task.sleep(for: .milliseconds(800))
