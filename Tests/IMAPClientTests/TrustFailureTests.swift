@@ -36,9 +36,12 @@ import Transport
         }
     }
 
-    func connect(port: Int, trustingCA: Bool) async throws(IMAPError) -> IMAPSession {
-        let trust = trustingCA ? try? await Self.certificates.pem("ca.pem") : nil
-        return try await IMAPSession.connect(
+    /// The test CA's certificate.
+    static var caPEM: [UInt8] { get async throws { try await certificates.pem("ca.pem") } }
+
+    /// Connects trusting `trust` (a CA's PEM) besides the system's roots.
+    func connect(port: Int, trust: [UInt8]?) async throws(IMAPError) -> IMAPSession {
+        try await IMAPSession.connect(
             IMAPConfiguration(
                 host: "localhost", port: port, security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: trust))
             ))
@@ -46,7 +49,7 @@ import Transport
 
     @Test func certificateSignedByATrustedCAConnects() async throws {
         let server = try await server(certificate: "good.pem")
-        let session = try await connect(port: server.port, trustingCA: true)
+        let session = try await connect(port: server.port, trust: try await Self.caPEM)
         try await session.noop()
         await session.close()
         server.stop()
@@ -55,7 +58,7 @@ import Transport
     @Test func certificateFromAnUnknownCA() async throws {
         let server = try await server(certificate: "good.pem")
         do {
-            _ = try await connect(port: server.port, trustingCA: false)
+            _ = try await connect(port: server.port, trust: nil)
             Issue.record("connected")
         } catch {
             #expect(error.code == .tls)
@@ -68,8 +71,9 @@ import Transport
 
     @Test func certificateForAnotherHostName() async throws {
         let server = try await server(certificate: "otherhost.pem")
+        let trust = try await Self.caPEM
         do {
-            _ = try await connect(port: server.port, trustingCA: true)
+            _ = try await connect(port: server.port, trust: trust)
             Issue.record("connected")
         } catch {
             #expect(error.code == .tls)
@@ -81,8 +85,9 @@ import Transport
 
     @Test func expiredCertificate() async throws {
         let server = try await server(certificate: "expired.pem")
+        let trust = try await Self.caPEM
         do {
-            _ = try await connect(port: server.port, trustingCA: true)
+            _ = try await connect(port: server.port, trust: trust)
             Issue.record("connected")
         } catch {
             #expect(error.code == .tls)

@@ -25,10 +25,13 @@ func startServer(
     connection.close()
 }
 
-/// A server that says nothing until the test ends (finishes `testEnded`): its silence is the
-/// subject of the test.
-func staySilent(until testEnded: AsyncStream<Never>) async {
-    for await _ in testEnded {}
+/// A loopback server that accepts and then says nothing until the test ends (finishes
+/// `testEnded`), when it closes the connection: its silence is the subject of the test.
+func startSilentServer(until testEnded: AsyncStream<Never>) throws -> NetworkListener {
+    try startServer { connection in
+        for await _ in testEnded {}
+        connection.close()
+    }
 }
 
 /// Reads until `count` bytes have arrived.
@@ -223,10 +226,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func readTimesOutWhenTheServerSaysNothing() async throws {
         let (testEnded, endTest) = AsyncStream<Never>.makeStream()
         defer { endTest.finish() }
-        let listener = try startServer { connection in
-            await staySilent(until: testEnded)
-            connection.close()
-        }
+        let listener = try startSilentServer(until: testEnded)
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         let error = await expectTransportError(.readTimeout) {
@@ -258,10 +258,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func cancellingAReadEndsItPromptly() async throws {
         let (testEnded, endTest) = AsyncStream<Never>.makeStream()
         defer { endTest.finish() }
-        let listener = try startServer { connection in
-            await staySilent(until: testEnded)
-            connection.close()
-        }
+        let listener = try startSilentServer(until: testEnded)
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         let reader = Task { () -> TransportError.Code? in
@@ -296,10 +293,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
     @Test func aWriteQueuedWhenTheConnectionClosesIsAnswered() async throws {
         let (testEnded, endTest) = AsyncStream<Never>.makeStream()
         defer { endTest.finish() }
-        let listener = try startServer { connection in
-            await staySilent(until: testEnded)
-            connection.close()
-        }
+        let listener = try startSilentServer(until: testEnded)
         for round in 1...300 {
             let connection = try await NetworkConnection.connect(
                 host: "127.0.0.1", port: listener.port, security: .plainText)

@@ -305,8 +305,7 @@ final class ToolProcess: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-        let signal = status & 0x7F
-        let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        let code = TestProcess.exitCode(status)
         var peak: Int?
         if let peakFile {
             peak = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0) }

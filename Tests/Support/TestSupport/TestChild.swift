@@ -29,21 +29,9 @@ public final class TestChild: Sendable {
 
     /// Starts `executable` with `arguments`, standard input on /dev/null.
     public init(_ executable: String, _ arguments: [String]) throws {
-        let outputPipe = try TestProcess.closeOnExecPipe()
-        let errorPipe: (read: Int32, write: Int32)
-        do { errorPipe = try TestProcess.closeOnExecPipe() } catch {
-            [outputPipe.read, outputPipe.write].forEach { close($0) }
-            throw error
-        }
-        do {
-            pid = try TestProcess.spawnChild(executable, arguments, output: outputPipe.write, errors: errorPipe.write)
-        } catch {
-            [outputPipe.read, outputPipe.write, errorPipe.read, errorPipe.write].forEach { close($0) }
-            throw error
-        }
-        close(outputPipe.write)
-        close(errorPipe.write)
-        let thread = Thread { [self] in pump(output: outputPipe.read, errors: errorPipe.read) }
+        let child = try TestProcess.spawnCapturing(executable, arguments)
+        pid = child.pid
+        let thread = Thread { [self] in pump(output: child.output, errors: child.errors) }
         thread.start()
     }
 
@@ -82,8 +70,7 @@ public final class TestChild: Sendable {
             if exitedAt == nil {
                 var raw: Int32 = 0
                 if waitpid(pid, &raw, WNOHANG) == pid {
-                    let signal = raw & 0x7F
-                    state.withLock { $0.status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal }
+                    state.withLock { $0.status = TestProcess.exitCode(raw) }
                     exitedAt = .now
                     lineOrEnd.open()
                 }
@@ -114,8 +101,7 @@ public final class TestChild: Sendable {
         if exitedAt == nil {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-            let signal = raw & 0x7F
-            state.withLock { $0.status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal }
+            state.withLock { $0.status = TestProcess.exitCode(raw) }
         }
         lineOrEnd.open()
         ended.open()

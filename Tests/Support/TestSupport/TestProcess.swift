@@ -76,42 +76,55 @@ public enum TestProcess {
         _ executable: String, _ arguments: [String], standardInput: String? = nil,
         environment: [String: String] = [:], timeout: Duration = .seconds(240)
     ) async throws -> Result {
+        let child = try spawnCapturing(
+            executable, arguments, standardInput: standardInput, environment: environment)
+        return await withCheckedContinuation { continuation in
+            // A thread of its own: it blocks in poll and waitpid.
+            let thread = Thread {
+                let (stdout, stderr, timedOut) = drain(
+                    child.output, child.errors, deadline: .now + timeout, child: child.pid)
+                close(child.output)
+                close(child.errors)
+                var status: Int32 = 0
+                while waitpid(child.pid, &status, 0) == -1 && errno == EINTR {}
+                continuation.resume(
+                    returning: Result(
+                        status: exitCode(status), timedOut: timedOut,
+                        standardOutput: String(decoding: stdout, as: UTF8.self),
+                        standardError: String(decoding: stderr, as: UTF8.self)))
+            }
+            thread.start()
+        }
+    }
+
+    /// Starts a program with standard output and error on close-on-exec pipes; its pid and the
+    /// test's (read) ends of the two pipes, which the caller reads and closes.
+    static func spawnCapturing(
+        _ executable: String, _ arguments: [String], standardInput: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> (pid: pid_t, output: Int32, errors: Int32) {
         let outputPipe = try closeOnExecPipe()
         let errorPipe: (read: Int32, write: Int32)
         do { errorPipe = try closeOnExecPipe() } catch {
             [outputPipe.read, outputPipe.write].forEach { close($0) }
             throw error
         }
-        let pid: pid_t
+        defer { [outputPipe.write, errorPipe.write].forEach { close($0) } }
         do {
-            pid = try spawn(
+            let pid = try spawn(
                 executable, arguments, input: standardInput, output: outputPipe.write, errors: errorPipe.write,
                 environment: environment)
+            return (pid, outputPipe.read, errorPipe.read)
         } catch {
-            [outputPipe.read, outputPipe.write, errorPipe.read, errorPipe.write].forEach { close($0) }
+            [outputPipe.read, errorPipe.read].forEach { close($0) }
             throw error
         }
-        close(outputPipe.write)
-        close(errorPipe.write)
-        let readOutput = outputPipe.read
-        let readErrors = errorPipe.read
-        return await withCheckedContinuation { continuation in
-            // A thread of its own: it blocks in poll and waitpid.
-            let thread = Thread {
-                let (stdout, stderr, timedOut) = drain(readOutput, readErrors, deadline: .now + timeout, child: pid)
-                close(readOutput)
-                close(readErrors)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                let signal = status & 0x7F
-                continuation.resume(
-                    returning: Result(
-                        status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, timedOut: timedOut,
-                        standardOutput: String(decoding: stdout, as: UTF8.self),
-                        standardError: String(decoding: stderr, as: UTF8.self)))
-            }
-            thread.start()
-        }
+    }
+
+    /// A `waitpid` status as a shell reports it: the exit code, or 128 + the signal that ended it.
+    public static func exitCode(_ status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     /// Reads both pipes to their end (together, so neither can fill up and stall the child), or
@@ -141,11 +154,6 @@ public enum TestProcess {
             }
         }
         return (collected[0], collected[1], false)
-    }
-
-    /// Starts a child with standard output and error on `output` and `errors` (see `TestChild`).
-    static func spawnChild(_ executable: String, _ arguments: [String], output: Int32, errors: Int32) throws -> pid_t {
-        try spawn(executable, arguments, output: output, errors: errors)
     }
 
     private static func spawn(
