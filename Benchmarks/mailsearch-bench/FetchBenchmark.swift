@@ -17,6 +17,9 @@ struct FetchBenchmark {
         var seconds: Double
         var count: Int
         var bytes: Int
+        /// This process's CPU time (user + system, every thread) during the round: what the
+        /// client itself spent, apart from waiting for Dovecot.
+        var cpuSeconds: Double = 0
     }
 
     struct Report {
@@ -38,13 +41,28 @@ struct FetchBenchmark {
         var parsed: [Round] = []
         let baseline = Memory.currentResident()
         Memory.resetPeak()
-        for _ in 0..<rounds {
-            raw.append(try await rawRound(port: dovecot.imapsPort, trust: trust))
-            parsed.append(try await parsedRound(port: dovecot.imapsPort, trust: trust))
+        // Interleaved, and in alternating order, so that neither kind always runs just after
+        // the other (a slow moment of the shared machine falls on both kinds alike).
+        for round in 0..<rounds {
+            if round.isMultiple(of: 2) {
+                raw.append(try await measured { try await rawRound(port: dovecot.imapsPort, trust: trust) })
+                parsed.append(try await measured { try await parsedRound(port: dovecot.imapsPort, trust: trust) })
+            } else {
+                parsed.append(try await measured { try await parsedRound(port: dovecot.imapsPort, trust: trust) })
+                raw.append(try await measured { try await rawRound(port: dovecot.imapsPort, trust: trust) })
+            }
         }
         return Report(
             messages: messages, raw: raw, parsed: parsed, peakMemoryBytes: Memory.peakResident(),
             baselineMemoryBytes: baseline)
+    }
+
+    /// `body`'s round with the CPU time this process spent meanwhile.
+    private func measured(_ body: () async throws -> Round) async throws -> Round {
+        let cpuBefore = Memory.cpuSeconds()
+        var round = try await body()
+        round.cpuSeconds = Memory.cpuSeconds() - cpuBefore
+        return round
     }
 
     /// Login, select and fetch over a raw TLS connection: bytes are read until the tagged OK,
@@ -202,6 +220,14 @@ enum Memory {
     }
 
     static func currentResident() -> Int { field("VmRSS") }
+
+    /// User and system CPU time of this process so far, every thread.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
     static func peakResident() -> Int { field("VmHWM") }
 
     /// Resets the peak (VmHWM) to the current resident size (Linux: "5" to clear_refs).
@@ -222,6 +248,10 @@ extension FetchBenchmark.Report {
         }
         let raw = stats(self.raw)
         let parsed = stats(self.parsed)
+        func medianCPU(_ rounds: [FetchBenchmark.Round]) -> Double {
+            let sorted = rounds.map(\.cpuSeconds).sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
         let megabytes = Double(self.raw.first?.bytes ?? 0) / 1e6
         return """
             fetch   \(messages) messages from Dovecot over loopback TLS, \(fixed(megabytes, 2)) MB of FETCH responses, \
@@ -231,6 +261,8 @@ extension FetchBenchmark.Report {
             (\(self.parsed.first?.count ?? 0) messages)
               parsed/raw:              best \(fixed(parsed.best / raw.best, 3))x   median \
             \(fixed(parsed.median / raw.median, 3))x   (goal: at most 1.15x)
+              client CPU, median:      raw \(fixed(medianCPU(self.raw), 3)) s   parsed \(fixed(medianCPU(self.parsed), 3)) s \
+            (user + system, every thread of this process)
               peak memory:             \(fixed(Double(peakMemoryBytes) / 1_048_576, 1)) MB resident \
             (before the rounds: \(fixed(Double(baselineMemoryBytes) / 1_048_576, 1)) MB; goal: under 64 MB)
 
@@ -240,7 +272,10 @@ extension FetchBenchmark.Report {
     func json() -> String {
         let rawSeconds = raw.map { fixed($0.seconds, 4) }.joined(separator: ",")
         let parsedSeconds = parsed.map { fixed($0.seconds, 4) }.joined(separator: ",")
+        let rawCPU = raw.map { fixed($0.cpuSeconds, 4) }.joined(separator: ",")
+        let parsedCPU = parsed.map { fixed($0.cpuSeconds, 4) }.joined(separator: ",")
         return "{\"benchmark\":\"fetch\",\"messages\":\(messages),\"rawSeconds\":[\(rawSeconds)],"
-            + "\"parsedSeconds\":[\(parsedSeconds)],\"peakMemoryBytes\":\(peakMemoryBytes)}"
+            + "\"parsedSeconds\":[\(parsedSeconds)],\"rawCPUSeconds\":[\(rawCPU)],"
+            + "\"parsedCPUSeconds\":[\(parsedCPU)],\"peakMemoryBytes\":\(peakMemoryBytes)}"
     }
 }

@@ -285,6 +285,39 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                                         Address(name: nil, mailbox: nil, host: nil),
                                     ], inReplyTo: "<a@b>", messageID: "<c@d>"))
                         ])))),
+        // Sender and reply-to repeating From's text are From's list; one byte different is not.
+        .init(
+            wire: "* 6 FETCH (ENVELOPE (\"d\" \"s\" ((\"Grace Jones\" NIL \"grace.jones\" \"apple.com\")) "
+                + "((\"Grace Jones\" NIL \"grace.jones\" \"apple.com\")) ((\"Grace Jones\" NIL \"grace.jones\" \"apple.cox\")) "
+                + "((\"Grace Jones\" NIL \"grace.jones\" \"apple.com\")) NIL NIL NIL NIL))\r\n",
+            expected: .untagged(
+                .fetch(
+                    FetchResponse(
+                        sequenceNumber: 6,
+                        attributes: [
+                            .envelope(
+                                Envelope(
+                                    date: "d", subject: "s", from: [address], sender: [address],
+                                    replyTo: [Address(name: "Grace Jones", mailbox: "grace.jones", host: "apple.cox")],
+                                    to: [address]))
+                        ])))),
+        .init(
+            wire: "* 7 FETCH (ENVELOPE (NIL NIL ((\"A\" NIL \"a\" \"x\")) "
+                + "((\"A\" NIL \"a\" \"x\")(\"B\" NIL \"b\" \"y\")) ((\"A\" NIL \"a\" \"x\")) NIL NIL NIL NIL NIL))\r\n",
+            expected: .untagged(
+                .fetch(
+                    FetchResponse(
+                        sequenceNumber: 7,
+                        attributes: [
+                            .envelope(
+                                Envelope(
+                                    from: [Address(name: "A", mailbox: "a", host: "x")],
+                                    sender: [
+                                        Address(name: "A", mailbox: "a", host: "x"),
+                                        Address(name: "B", mailbox: "b", host: "y"),
+                                    ],
+                                    replyTo: [Address(name: "A", mailbox: "a", host: "x")]))
+                        ])))),
     ]
 
     @Test(arguments: fixtures) func parses(fixture: ParseFixture) throws {

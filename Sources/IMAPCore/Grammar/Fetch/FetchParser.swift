@@ -177,11 +177,15 @@ extension ByteCursor {
             try cursor.expectSpace()
             let subject = try cursor.parseNString()
             try cursor.expectSpace()
+            let fromStart = cursor.index
             let from = try cursor.parseAddressList()
+            let fromText = fromStart..<cursor.index
             try cursor.expectSpace()
-            let sender = try cursor.parseAddressList()
+            // Servers fill sender and reply-to from From when the message has none (RFC 3501
+            // 7.4.2), so they usually repeat From's text: the same text is the same list.
+            let sender = cursor.consumeRepeat(of: fromText) ? from : try cursor.parseAddressList()
             try cursor.expectSpace()
-            let replyTo = try cursor.parseAddressList()
+            let replyTo = cursor.consumeRepeat(of: fromText) ? from : try cursor.parseAddressList()
             try cursor.expectSpace()
             let to = try cursor.parseAddressList()
             try cursor.expectSpace()
@@ -217,6 +221,23 @@ extension ByteCursor {
             }
             return addresses
         }
+    }
+
+    /// Consumes the bytes at the cursor when they repeat `earlier` exactly and a space follows:
+    /// the caller reuses what it parsed from `earlier` (the grammar reads the same bytes the same
+    /// way), instead of parsing them again.
+    mutating func consumeRepeat(of earlier: Range<Int>) -> Bool {
+        let count = earlier.count
+        guard count > 0, index + count < endIndex, storage[index + count] == UInt8(ascii: " ") else { return false }
+        let start = index
+        let same = storage.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < count, buffer[earlier.lowerBound + offset] == buffer[start + offset] { offset += 1 }
+            return offset == count
+        }
+        guard same else { return false }
+        index += count
+        return true
     }
 
     // address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")"
