@@ -34,6 +34,11 @@ enum TLSSteps {
             throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: \(openSSLErrorText())")
         }
         SSL_set_fd(ssl, descriptor)
+        // Read what the socket holds in one system call, several records at a time, instead of
+        // two calls (header, then body) per record. The poll loop reads until OpenSSL wants more
+        // from the socket, so nothing is left waiting in OpenSSL's buffer.
+        SSL_set_read_ahead(ssl, 1)
+        SSL_set_default_read_buffer_len(ssl, 65536)
         switch role {
         case .client(_, let serverName):
             if isIPAddress(serverName) {
