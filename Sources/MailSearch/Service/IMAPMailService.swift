@@ -43,14 +43,19 @@ public actor IMAPMailService: MailService {
     private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
     private let nextWatcher = Atomic<UInt64>(0)
     private var others: OtherMailboxes
+    /// Listings of at least this many messages hand a guess of their first page over before the
+    /// server has sorted them (``list(pageSize:provisional:)``).
+    private let provisionalListingMinimum: Int
 
     /// A service for `mailbox` of the account `credentials` log in to. `known` (from a previous
     /// run) lets the first SELECT report a re-created mailbox.
     public init(
         configuration: IMAPConfiguration, credentials: Credentials, mailbox: String = "INBOX",
         flagPolicy: FlagPolicy = FlagPolicy(), reconnectPolicy: MailboxConnection.ReconnectPolicy = .init(),
-        timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() }
+        timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() },
+        provisionalListingMinimum: Int = 2000
     ) {
+        self.provisionalListingMinimum = provisionalListingMinimum
         self.configuration = configuration
         self.credentials = credentials
         self.flagPolicy = flagPolicy
@@ -125,6 +130,55 @@ public actor IMAPMailService: MailService {
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
         let list = try await listing()
+        return try await page(of: list, offset: 0, pageSize: pageSize)
+    }
+
+    /// The first page, with a guess of it handed to `provisional` first when the server sorts and
+    /// the mailbox holds at least `provisionalListingMinimum` messages (2,000 unless set).
+    ///
+    /// The guess is the messages with the highest sequence numbers, which are the newest by
+    /// arrival unless some came with an older INTERNALDATE (moved or appended mail): one UID
+    /// SEARCH of those numbers and one UID FETCH, sent before the UID SORT, where the server takes
+    /// far longer to sort a large mailbox (100,000 messages: 100-170 ms on Dovecot 2.3). When the
+    /// sorted first page holds the same messages, their summaries are not fetched again.
+    ///
+    /// ```
+    /// C: A4 UID SEARCH RETURN (COUNT ALL) 99952:100001
+    /// C: A5 UID FETCH 100001:99952 (UID FLAGS ENVELOPE ...)     -> provisional
+    /// C: A6 UID SORT (REVERSE ARRIVAL) UTF-8 ALL                -> the page, from A5's summaries
+    /// ```
+    public func list(
+        pageSize: Int, provisional: @escaping @Sendable (EmailPage) async -> Void
+    ) async throws(MailServiceError) -> EmailPage {
+        let description = try await openDescription()
+        let count = Int(await connection.selectedMailbox?.messageCount ?? UInt32(description.messageCount))
+        var guessed: [Email.ID: Email] = [:]
+        if pageSize > 0, count >= max(provisionalListingMinimum, 1), capabilities.contains(.sort) {
+            // A guess that fails is no failed listing: the listing below reports real trouble.
+            if let guess = try? await newest(bySequence: pageSize, of: count, description), !guess.emails.isEmpty {
+                for email in guess.emails { guessed[email.id] = email }
+                await provisional(guess)
+            }
+        }
+        let list = try await listing()
+        let first = list.ids.prefix(max(pageSize, 1))
+        if !guessed.isEmpty, first.allSatisfy({ guessed[$0] != nil }) {
+            let emails = first.compactMap { guessed[$0] }.filter { !list.hidesDeleted || !$0.flags.contains(.deleted) }
+            return EmailPage(list: list, offset: 0, emails: emails)
+        }
+        return try await page(of: list, offset: 0, pageSize: pageSize)
+    }
+
+    /// The messages with the `pageSize` highest sequence numbers of `count`, highest first.
+    private func newest(
+        bySequence pageSize: Int, of count: Int, _ description: MailboxDescription
+    ) async throws(MailServiceError) -> EmailPage {
+        let numbers = SequenceSet(UInt32(max(1, count - pageSize + 1))...UInt32(count))
+        let found: SearchResult
+        do { found = try await connection.search([.sequenceNumbers(numbers)], ordered: false) } catch {
+            throw MailServiceError(error)
+        }
+        let list = MessageList(ids: ids(found.uids.sorted(by: >), in: description), hidesDeleted: true)
         return try await page(of: list, offset: 0, pageSize: pageSize)
     }
 

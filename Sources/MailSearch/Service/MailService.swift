@@ -22,6 +22,13 @@ public protocol MailService: AnyObject, Sendable {
     /// The first page of the mailbox, newest first (messages marked deleted left out).
     func list(pageSize: Int) async throws(MailServiceError) -> EmailPage
 
+    /// The first page, as `list(pageSize:)`, handing `provisional` a guess of it first when the
+    /// service can make one much sooner than the listing (the default makes none). The guess's
+    /// list holds only its own messages: page further from the returned page's list.
+    func list(
+        pageSize: Int, provisional: @escaping @Sendable (EmailPage) async -> Void
+    ) async throws(MailServiceError) -> EmailPage
+
     /// The first page of the messages matching `query`, newest first, with the total.
     func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage
 
@@ -50,6 +57,13 @@ public protocol MailService: AnyObject, Sendable {
 extension MailService {
     /// The service cannot say which messages are unread.
     public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? { nil }
+
+    /// No guess: the listing's first page only.
+    public func list(
+        pageSize: Int, provisional: @escaping @Sendable (EmailPage) async -> Void
+    ) async throws(MailServiceError) -> EmailPage {
+        try await list(pageSize: pageSize)
+    }
 
     /// How many messages a page holds unless the caller says otherwise.
     public static var defaultPageSize: Int { 50 }

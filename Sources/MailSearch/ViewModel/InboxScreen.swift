@@ -27,6 +27,10 @@ package struct InboxScreen: Hashable, Sendable {
         case opened(MailboxDescription)
         /// Opening failed.
         case openFailed(MailServiceError)
+        /// A guess of the listing's first page arrived before the listing
+        /// (`MailService.list(pageSize:provisional:)`): shown while the listing is still loading,
+        /// replaced by its `listLoaded`.
+        case listGuessed(generation: Int, EmailPage)
         /// The first page of the listing arrived.
         case listLoaded(generation: Int, EmailPage)
         /// The listing failed.
@@ -289,6 +293,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .stop: return stop()
         case .opened(let description): return opened(description)
         case .openFailed(let error): return openFailed(error)
+        case .listGuessed(let generation, let page): return listGuessed(generation, page)
         case .listLoaded(let generation, let page): return listLoaded(generation, page)
         case .listFailed(let generation, let error): return listFailed(generation, error)
         case .unreadCounted(let generation, let uids): return unreadCounted(generation, uids)
@@ -419,6 +424,23 @@ package struct InboxScreen: Hashable, Sendable {
         guard connection == .opening else { return [] }
         connection = .failed(error.message)
         emailsListState = .error(error.message)
+        return []
+    }
+
+    /// Shows the guess at once. The listing stays in flight (`listLoad`), so nothing pages
+    /// from the guess's short list; its answer replaces the rows.
+    private mutating func listGuessed(_ generation: Int, _ page: EmailPage) -> [Effect] {
+        guard let request = listLoad, request.generation == generation, emailsListState == .loading else { return [] }
+        var emails = page.emails
+        let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
+        let adopted = adopting(emails)
+        guard !adopted.isEmpty else { return [] }
+        inboxWindow = MailListWindow(
+            list: page.list, pageSize: pageSize, pinnedSection: true, revision: inboxWindow.revision &+ 1)
+        inboxWindow.insert(page: 0, adopted)
+        inboxWindow.remove(expunged)
+        inboxShown = 0..<pageSize
+        if !inboxWindow.isEmpty { emailsListState = .data }
         return []
     }
 

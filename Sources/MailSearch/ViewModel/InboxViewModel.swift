@@ -308,7 +308,9 @@ public final class InboxViewModel {
         case .loadList(let generation, let pageSize):
             run(.list) {
                 do throws(MailServiceError) {
-                    let page = try await service.list(pageSize: pageSize)
+                    let page = try await service.list(pageSize: pageSize) { guess in
+                        await self.send(.listGuessed(generation: generation, guess))
+                    }
                     self.send(.listLoaded(generation: generation, page))
                 } catch {
                     self.send(.listFailed(generation: generation, error))

@@ -165,7 +165,7 @@ struct TUITests {
             try await tmux.press("j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j")
             // Settled: the unread count is in and no page is on its way (a page the scroll asked
             // for, still loading, says "Loading more..." in the footer; a loaded run caught it).
-            let inbox = try await tmux.waitFor("the 15th message selected, nothing loading") { screen in
+            let inbox = try await tmux.waitFor("the 15th message selected, nothing loading", settled: true) { screen in
                 self.row(screen, ">")?.contains(subjects[14]) == true && screen.contains(" unread")
                     && !screen.contains("Loading more...")
             }

@@ -95,14 +95,19 @@ final class TmuxSession: Sendable {
 
     /// Polls the screen until `condition` holds or `timeout` passes (the wait for an event on
     /// the screen, which tmux cannot announce); records the screen in the failure.
+    ///
+    /// `settled`: the screen must also be the same in two captures in a row, so a frame caught
+    /// while the program was still writing it (a loaded run captured one) is never returned.
     @discardableResult
     func waitFor(
-        _ what: String, timeout: Duration = .seconds(40), sourceLocation: SourceLocation = #_sourceLocation,
-        _ condition: (String) -> Bool
+        _ what: String, timeout: Duration = .seconds(40), settled: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation, _ condition: (String) -> Bool
     ) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         var text = try await screen()
-        while !condition(text) {
+        var previous: String?
+        while !condition(text) || (settled && previous != text) {
+            previous = text
             guard ContinuousClock.now < deadline else {
                 Issue.record("timed out waiting for \(what); the screen:\n\(text)", sourceLocation: sourceLocation)
                 throw Failure(description: "timed out waiting for \(what)")

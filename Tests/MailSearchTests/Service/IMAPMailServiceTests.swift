@@ -3,6 +3,7 @@ import IMAPClient
 import IMAPCore
 import MailSearch
 import MockIMAPServer
+import Synchronization
 import TestSupport
 import Testing
 
@@ -53,6 +54,53 @@ import Testing
         await service.close()
         // Closed is not dead: the next call opens the mailbox again on a new connection.
         #expect(try await service.list(pageSize: 1).emails.map(\.uid) == [120])
+        await service.close()
+    }
+
+    @Test func aLargeListingHandsOverAGuessOfItsFirstPageBeforeTheSortAndReusesIt() async throws {
+        let server = try await ServiceFixture.start(profile: .full, count: 120)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server, provisionalListingMinimum: 100)
+        let guesses = Mutex<[EmailPage]>([])
+        let first = try await service.list(pageSize: 50) { guess in guesses.withLock { $0.append(guess) } }
+        let guess = try #require(guesses.withLock { $0.count == 1 ? $0.first : nil })
+        #expect(guess.emails.map(\.uid) == Array((71...120).reversed()))
+        #expect(guess.emails.first?.subject == "message 120")
+        #expect(first.emails.map(\.uid) == Array((71...120).reversed()))
+        #expect(first.list.total == 120 && first.list.ids.count == 120)
+        // The guess went out before the sort, and its summaries were the page: one FETCH.
+        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SEARCH", "UID FETCH", "UID SORT"])
+        await service.close()
+    }
+
+    @Test func aGuessTheSortOrdersOtherwiseIsReplacedByTheSortedPage() async throws {
+        let server = try await ServiceFixture.start(profile: .full, count: 120)
+        defer { Task { await server.stop() } }
+        // Mail moved in last: the highest UID, the oldest INTERNALDATE (its Date header).
+        let moved = try server.store.append(
+            ServiceFixture.message(0, subject: "moved in"), user: "alice", mailbox: "INBOX")
+        #expect(moved == 121)
+        let service = ServiceFixture.service(server, provisionalListingMinimum: 100)
+        let guesses = Mutex<[EmailPage]>([])
+        let first = try await service.list(pageSize: 50) { guess in guesses.withLock { $0.append(guess) } }
+        #expect(guesses.withLock { $0.map { $0.emails.map(\.uid) } } == [Array((72...121).reversed())])
+        #expect(first.emails.map(\.uid) == Array((71...120).reversed()))
+        #expect(first.list.ids.last?.uid == 121)
+        #expect(
+            ServiceFixture.commandsAfterLogin(server) == ["SELECT", "UID SEARCH", "UID FETCH", "UID SORT", "UID FETCH"])
+        await service.close()
+    }
+
+    @Test(arguments: [(Profile.imap4rev1, 100), (Profile.full, 2000)])
+    func noGuessWithoutSortOrBelowTheMinimum(profile: Profile, minimum: Int) async throws {
+        let server = try await ServiceFixture.start(profile: profile, count: 120)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server, provisionalListingMinimum: minimum)
+        let guesses = Mutex(0)
+        let first = try await service.list(pageSize: 50) { _ in guesses.withLock { $0 += 1 } }
+        #expect(guesses.withLock { $0 } == 0)
+        #expect(first.emails.map(\.uid) == Array((71...120).reversed()))
+        #expect(ServiceFixture.commandsAfterLogin(server) == ["SELECT", Self.searchCommand(profile), "UID FETCH"])
         await service.close()
     }
 

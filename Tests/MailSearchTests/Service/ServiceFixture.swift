@@ -99,12 +99,15 @@ enum ServiceFixture {
             timeouts: .init(connect: .seconds(30), tlsHandshake: .seconds(30), commandInactivity: .seconds(60)))
     }
 
-    static func service(_ server: MockIMAPServer, flagPolicy: FlagPolicy = FlagPolicy()) -> IMAPMailService {
+    static func service(
+        _ server: MockIMAPServer, flagPolicy: FlagPolicy = FlagPolicy(), provisionalListingMinimum: Int = 2000
+    ) -> IMAPMailService {
         IMAPMailService(
             configuration: configuration(server), credentials: .password(user: "alice", password: "secret"),
             flagPolicy: flagPolicy,
             reconnectPolicy: .init(
-                initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4))
+                initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4),
+            provisionalListingMinimum: provisionalListingMinimum)
     }
 
     /// The flags of `uid`, read over a new, independent connection.

@@ -54,6 +54,11 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             .listing, .listLoaded(generation: 2, Fixture.page([])), .emails, .empty, .empty,
             [.countUnread(generation: 2)]),
         .init(.listing, .listFailed(generation: 2, Fixture.failure), .emails, failed, .empty, []),
+        // A guess of the first page shows while the listing loads; nothing else is asked for.
+        .init(.listing, .listGuessed(generation: 2, Fixture.page()), .emails, .data, .empty, []),
+        .init(.listing, .listGuessed(generation: 2, Fixture.page([])), .emails, .loading, .empty, []),
+        .init(.listing, .listGuessed(generation: 1, Fixture.page()), .emails, .loading, .empty, []),
+        .init(.data, .listGuessed(generation: 2, Fixture.page()), .emails, .data, .empty, []),
         .init(.listing, .listLoaded(generation: 1, Fixture.page()), .emails, .loading, .empty, []),
         .init(.listFailed, .refresh, .emails, .loading, .empty, [.loadList(generation: 3, pageSize: 4)]),
         .init(.openFailed, .refresh, .emails, .loading, .empty, [.open], connection: .opening),
@@ -400,6 +405,31 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         _ = screen.handle(.listLoaded(generation: screen.listGeneration, Fixture.page()))
         #expect(screen.inbox.map(\.uid) == [11, 1, 3, 4])
         #expect(screen.email(Fixture.id(1))?.isRead == true)
+    }
+
+    @Test func aGuessedFirstPageShowsUntilTheListingReplacesIt() {
+        var screen = ScreenFixture.Start.listing.screen
+        let generation = screen.listGeneration
+        // The guess: the newest by sequence number, in a list of only its own messages.
+        let guess = EmailPage(
+            list: MessageList(ids: [Fixture.id(10), Fixture.id(9), Fixture.id(8), Fixture.id(7)]), offset: 0,
+            emails: [10, 9, 8, 7].map(Fixture.email))
+        _ = screen.handle(.mailbox(.flagsChanged(Fixture.id(9), [.seen])))
+        #expect(screen.handle(.listGuessed(generation: generation, guess)) == [])
+        #expect(screen.emailsListState == .data)
+        #expect(screen.inbox.map(\.uid) == [10, 9, 8, 7])
+        #expect(screen.email(Fixture.id(9))?.isRead == true)
+        // Nothing pages from the guess's short list while the listing is out.
+        #expect(screen.handle(.loadMore(.inbox)) == [])
+        #expect(screen.handle(.show(.inbox, rows: 0..<40)) == [])
+        // The sorted listing replaces it, and only then is the unread count asked for.
+        let effects = screen.handle(.listLoaded(generation: generation, Fixture.page()))
+        #expect(effects == [.countUnread(generation: generation)])
+        #expect(screen.inbox.map(\.uid) == [1, 2, 3, 4])
+        #expect(screen.inboxList == MessageList(ids: Fixture.emails.map(\.id)))
+        // A guess arriving late changes nothing.
+        #expect(screen.handle(.listGuessed(generation: generation, guess)) == [])
+        #expect(screen.inbox.map(\.uid) == [1, 2, 3, 4])
     }
 
     @Test func changesDuringASearchAreReplayedOntoItsResults() {

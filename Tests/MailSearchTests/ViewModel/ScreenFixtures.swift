@@ -111,6 +111,8 @@ enum ScreenFixture {
             .start, .refresh, .stop, .opened(mailbox), .openFailed(failure),
             .listLoaded(generation: list, page()), .listLoaded(generation: list, page([])),
             .listLoaded(generation: list - 1, page()), .listFailed(generation: list, failure),
+            .listGuessed(generation: list, page()), .listGuessed(generation: list, page([])),
+            .listGuessed(generation: list - 1, page()),
             .listFailed(generation: list - 1, failure),
             .searchingChanged(true), .searchingChanged(false), .queryChanged("is:"), .queryChanged(""),
             .submit, .suggestionChosen("from:albus"), .suggestionChosen("(unbalanced"),
