@@ -3,7 +3,7 @@
 extension ConnectionCore {
     func requestClose() {
         shared.withLock { $0.closeRequested = true }
-        wakeUp.signal()
+        wakeThread()
     }
 
     /// Starts the I/O thread, which connects (and handshakes for TLS) before the call returns.
@@ -64,27 +64,59 @@ extension ConnectionCore {
     }
 
     func read(timeout: Duration?) async throws(TransportError) -> [UInt8] {
-        let id = shared.withLock { state -> UInt64 in
+        // What arrived while no read waited is taken at once: no wake-up of the I/O thread, no
+        // suspension (a reader slower than the server mostly finds its next bytes here).
+        enum Taken {
+            case bytes([UInt8], wakeThread: Bool)
+            case none(UInt64)
+        }
+        let taken = shared.withLock { state -> Taken in
+            if state.terminalError == nil, !state.received.isEmpty {
+                let bytes = state.received
+                state.received = []
+                unreadByteCount.store(0, ordering: .relaxed)
+                // Reading pauses once the limit is held: it must hear that there is room again.
+                return .bytes(bytes, wakeThread: bytes.count >= readAheadLimit)
+            }
             state.nextID += 1
-            return state.nextID
+            return .none(state.nextID)
+        }
+        let id: UInt64
+        switch taken {
+        case .bytes(let bytes, let wakeThread):
+            if wakeThread { self.wakeThread() }
+            return bytes
+        case .none(let next): id = next
         }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                    let immediate = shared.withLock { state -> TransportError? in
-                        if let error = state.terminalError { return error }
+                    let immediate = shared.withLock { state -> Result<[UInt8], TransportError>? in
+                        if let error = state.terminalError { return .failure(error) }
                         if state.cancelledIDs.remove(id) != nil {
-                            return TransportError(.cancelled, "reading was cancelled")
+                            return .failure(TransportError(.cancelled, "reading was cancelled"))
+                        }
+                        // Arrived since the look above.
+                        if !state.received.isEmpty {
+                            let bytes = state.received
+                            state.received = []
+                            unreadByteCount.store(0, ordering: .relaxed)
+                            return .success(bytes)
+                        }
+                        if state.peerClosed {
+                            return .failure(TransportError(.connectionClosed, "the server closed the connection"))
                         }
                         let deadline = timeout.map { ContinuousClock.now + $0 }
                         state.reads.append(
                             PendingRead(id: id, deadline: deadline, timeout: timeout, continuation: continuation))
                         return nil
                     }
-                    if let immediate {
-                        continuation.resume(throwing: immediate)
-                    } else {
-                        wakeUp.signal()
+                    switch immediate {
+                    case .success(let bytes)?:
+                        if bytes.count >= readAheadLimit { wakeThread() }
+                        continuation.resume(returning: bytes)
+                    case .failure(let error)?: continuation.resume(throwing: error)
+                    case nil: wakeThread()
                     }
                 }
             } onCancel: {
@@ -118,7 +150,7 @@ extension ConnectionCore {
                 if let immediate {
                     continuation.resume(throwing: immediate)
                 } else {
-                    wakeUp.signal()
+                    wakeThread()
                 }
             }
         } catch let error as TransportError {

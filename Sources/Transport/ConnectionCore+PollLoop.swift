@@ -109,6 +109,7 @@ extension ConnectionCore {
                 localOperations.removeFirst()
                 // What arrived before the handshake was not protected: it is never delivered.
                 inbound.removeAll()
+                shared.withLock { $0.received.removeAll() }
                 do {
                     try beginHandshake(role, timeout: handshakeTimeout, completion: continuation)
                 } catch {
@@ -120,30 +121,37 @@ extension ConnectionCore {
             }
             break
         }
-        let wantsData = shared.withLock { !$0.reads.isEmpty } || inbound.count < readAheadLimit
-        if wantsData && !endOfStream {
-            if let blocked = try readAvailable() {
+        let (readWaits, received) = shared.withLock { (!$0.reads.isEmpty, $0.received.count) }
+        let room = readAheadLimit - received
+        if (readWaits || room > 0) && !endOfStream {
+            if let blocked = try readAvailable(limit: max(room, 1)) {
                 if blocked == .read { interest.read = true } else { interest.write = true }
             }
         }
         deliver()
-        unreadByteCount.store(inbound.count, ordering: .relaxed)
         return interest
     }
 
+    /// Hands what was read to the first waiting read, or leaves it in `shared.received` for the
+    /// next one; after the end of the stream, fails the reads that wait for more.
     private func deliver() {
-        while !inbound.isEmpty {
-            guard
-                let read = shared.withLock({ state -> PendingRead? in
-                    state.reads.isEmpty ? nil : state.reads.removeFirst()
-                })
-            else { break }
+        if !inbound.isEmpty {
             let data = inbound
             inbound = []
-            read.continuation.resume(returning: data)
+            let read = shared.withLock { state -> PendingRead? in
+                if let read = state.reads.first {
+                    state.reads.removeFirst()
+                    return read
+                }
+                if state.received.isEmpty { state.received = data } else { state.received += data }
+                unreadByteCount.store(state.received.count, ordering: .relaxed)
+                return nil
+            }
+            read?.continuation.resume(returning: data)
         }
-        if endOfStream && inbound.isEmpty {
+        if endOfStream {
             let reads = shared.withLock { state -> [PendingRead] in
+                state.peerClosed = true
                 let reads = state.reads
                 state.reads = []
                 return reads
@@ -214,6 +222,8 @@ extension ConnectionCore {
         let (reads, operations) = shared.withLock { state -> ([PendingRead], [Operation]) in
             if state.terminalError == nil { state.terminalError = error }
             state.threadRunning = false
+            state.received = []
+            unreadByteCount.store(0, ordering: .relaxed)
             let reads = state.reads
             let operations = state.operations
             state.reads = []
@@ -232,8 +242,9 @@ extension ConnectionCore {
 
     // MARK: - Socket and TLS steps
 
-    private func readAvailable() throws(TransportError) -> IODirection? {
-        while inbound.count < readAheadLimit {
+    /// Reads until the socket has nothing more or `limit` bytes are in `inbound`.
+    private func readAvailable(limit: Int) throws(TransportError) -> IODirection? {
+        while inbound.count < limit {
             if let ssl {
                 switch try TLSSteps.read(ssl, into: &readBuffer) {
                 case .bytes(let count):

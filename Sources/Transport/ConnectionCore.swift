@@ -25,6 +25,8 @@ final class ConnectionCore: @unchecked Sendable {
     let isTLS = Atomic<Bool>(false)
     /// How many received bytes wait for a reader (a test hook; the I/O thread keeps it current).
     let unreadByteCount = Atomic<Int>(0)
+    /// How often a caller woke the I/O thread (a test hook).
+    let wakeUps = Atomic<Int>(0)
 
     // I/O thread only.
     var descriptor: Int32
@@ -52,6 +54,12 @@ final class ConnectionCore: @unchecked Sendable {
         _ = brokenPipeSignalIgnored
         self.descriptor = descriptor
         wakeUp = try WakeUpPipe()
+    }
+
+    /// Wakes the I/O thread to take up a request.
+    func wakeThread() {
+        wakeUps.add(1, ordering: .relaxed)
+        wakeUp.signal()
     }
 
     deinit {

@@ -126,6 +126,10 @@ public final class NetworkConnection: Sendable {
     /// Bytes received and not yet read (a test hook: it lets a test know that data has arrived).
     package var unreadByteCount: Int { core.unreadByteCount.load(ordering: .relaxed) }
 
+    /// How often a caller has woken the connection's I/O thread (a test hook: a read of bytes
+    /// that have already arrived takes them without waking it).
+    package var wakeUpCount: Int { core.wakeUps.load(ordering: .relaxed) }
+
     /// Reads waiting for bytes (a test hook: it lets a test know that a read is in flight).
     package var pendingReadCount: Int { core.shared.withLock { $0.reads.count } }
 
@@ -172,6 +176,11 @@ struct PendingRead: Sendable {
 struct SharedState: Sendable {
     var operations: [Operation] = []
     var reads: [PendingRead] = []
+    /// Bytes received while no read was waiting: the next read takes them at once, without
+    /// waking the I/O thread (empty whenever a read waits).
+    var received: [UInt8] = []
+    /// The peer ended the stream; reads after `received` fail.
+    var peerClosed = false
     var cancelledIDs: Set<UInt64> = []
     var closeRequested = false
     var terminalError: TransportError?

@@ -148,6 +148,30 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         listener.stop()
     }
 
+    @Test func bytesThatArrivedBeforeTheReadAreTakenWithoutWakingTheIOThread() async throws {
+        let listener = try startServer { connection in
+            try? await connection.write(Array("* 1\r\n* 2\r\n* 3\r\n".utf8))
+            await echo(connection)
+        }
+        defer { listener.stop() }
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
+        defer { connection.close() }
+        // (No event says the bytes are in: the unreadByteCount hook is polled, within a deadline.)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while connection.unreadByteCount < 15 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(connection.unreadByteCount == 15)
+        let wakeUps = connection.wakeUpCount
+        #expect(try await connection.read(timeout: .seconds(10)) == Array("* 1\r\n* 2\r\n* 3\r\n".utf8))
+        #expect(connection.wakeUpCount == wakeUps, "the read woke the I/O thread for bytes it already had")
+        #expect(connection.unreadByteCount == 0)
+        // A read with nothing there waits for the next bytes as before.
+        try await connection.write(Array("ping".utf8))
+        #expect(try await readExactly(4, from: connection) == Array("ping".utf8))
+    }
+
     @Test func startTLSThrowsAwayBytesThatCameBeforeTheHandshake() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
