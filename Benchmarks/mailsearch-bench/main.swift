@@ -28,7 +28,7 @@ let help = """
                             (default 7 rounds)
       fetch                 Dovecot, N generated messages: UID FETCH 1:* of envelopes parsed
                             through IMAPSession beside a raw TLS read of the same bytes; peak
-                            memory. (default 20000 messages, 15 rounds)
+                            memory. (default 20000 messages, 25 rounds)
       server-search         The mock server's and Dovecot's UID SEARCH times over the same
                             messages. (default 100000 messages, 5 rounds)
       summaries             Previews from the first N KB of each body; the newest page of 50
@@ -174,8 +174,8 @@ func runToCompletion<Report>(
 
 /// `mailsearch-bench fetch [--messages N] [--rounds N] [--json]`.
 func runFetchBenchmark(_ arguments: [String]) -> Never {
-    // 15 rounds: one round on this shared 2-core machine varies by a third either way.
-    let options = DatasetOptions(arguments, benchmark: "fetch", defaultMessages: 20000, defaultRounds: 15)
+    // 25 rounds: one round on this shared 2-core machine varies by a third either way.
+    let options = DatasetOptions(arguments, benchmark: "fetch", defaultMessages: 20000, defaultRounds: 25)
     runToCompletion(
         "fetch", json: options.json,
         {
