@@ -66,28 +66,12 @@ extension ConnectionCore {
     func read(timeout: Duration?) async throws(TransportError) -> [UInt8] {
         // What arrived while no read waited is taken at once: no wake-up of the I/O thread, no
         // suspension (a reader slower than the server mostly finds its next bytes here).
-        enum Taken {
-            case bytes([UInt8], wakeThread: Bool)
-            case none(UInt64)
-        }
-        let taken = shared.withLock { state -> Taken in
-            if state.terminalError == nil, !state.received.isEmpty {
-                let bytes = state.received
-                state.received = []
-                unreadByteCount.store(0, ordering: .relaxed)
-                // Reading pauses once the limit is held: it must hear that there is room again.
-                return .bytes(bytes, wakeThread: bytes.count >= readAheadLimit)
-            }
+        let (received, id) = shared.withLock { state -> ([UInt8]?, UInt64) in
+            if let bytes = takeReceived(&state) { return (bytes, 0) }
             state.nextID += 1
-            return .none(state.nextID)
+            return (nil, state.nextID)
         }
-        let id: UInt64
-        switch taken {
-        case .bytes(let bytes, let wakeThread):
-            if wakeThread { self.wakeThread() }
-            return bytes
-        case .none(let next): id = next
-        }
+        if let received { return tookReceived(received) }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
@@ -97,12 +81,7 @@ extension ConnectionCore {
                             return .failure(TransportError(.cancelled, "reading was cancelled"))
                         }
                         // Arrived since the look above.
-                        if !state.received.isEmpty {
-                            let bytes = state.received
-                            state.received = []
-                            unreadByteCount.store(0, ordering: .relaxed)
-                            return .success(bytes)
-                        }
+                        if let bytes = takeReceived(&state) { return .success(bytes) }
                         if state.peerClosed {
                             return .failure(TransportError(.connectionClosed, "the server closed the connection"))
                         }
@@ -112,9 +91,7 @@ extension ConnectionCore {
                         return nil
                     }
                     switch immediate {
-                    case .success(let bytes)?:
-                        if bytes.count >= readAheadLimit { wakeThread() }
-                        continuation.resume(returning: bytes)
+                    case .success(let bytes)?: continuation.resume(returning: tookReceived(bytes))
                     case .failure(let error)?: continuation.resume(throwing: error)
                     case nil: wakeThread()
                     }
@@ -133,6 +110,54 @@ extension ConnectionCore {
             throw error
         } catch {
             throw TransportError(.cancelled, "reading was cancelled")
+        }
+    }
+
+    /// Takes the bytes that wait in `state` for a reader, if any (called under the lock).
+    private func takeReceived(_ state: inout SharedState) -> [UInt8]? {
+        guard !state.received.isEmpty else { return nil }
+        let bytes = state.received
+        state.received = []
+        unreadByteCount.store(0, ordering: .relaxed)
+        return bytes
+    }
+
+    /// `bytes`, taken by a reader: reading paused once the limit was held, so the I/O thread
+    /// must hear that there is room again.
+    private func tookReceived(_ bytes: [UInt8]) -> [UInt8] {
+        if bytes.count >= readAheadLimit { wakeThread() }
+        return bytes
+    }
+
+    /// Returns once at least `count` received bytes wait for a reader, or the connection ended,
+    /// or the calling task was cancelled (a test hook: the event that bytes have arrived).
+    func waitForUnread(_ count: Int) async {
+        let id = shared.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = shared.withLock { state -> Bool in
+                    if state.received.count >= count || state.terminalError != nil || state.peerClosed
+                        || state.cancelledIDs.remove(id) != nil
+                    {
+                        return true
+                    }
+                    state.unreadWaiters.append(UnreadWaiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = shared.withLock { state -> UnreadWaiter? in
+                if let index = state.unreadWaiters.firstIndex(where: { $0.id == id }) {
+                    return state.unreadWaiters.remove(at: index)
+                }
+                state.cancelledIDs.insert(id)
+                return nil
+            }
+            waiter?.continuation.resume()
         }
     }
 

@@ -138,29 +138,40 @@ extension ConnectionCore {
         if !inbound.isEmpty {
             let data = inbound
             inbound = []
-            let read = shared.withLock { state -> PendingRead? in
+            let (read, waiters) = shared.withLock { state -> (PendingRead?, [UnreadWaiter]) in
                 if let read = state.reads.first {
                     state.reads.removeFirst()
-                    return read
+                    return (read, [])
                 }
                 if state.received.isEmpty { state.received = data } else { state.received += data }
                 unreadByteCount.store(state.received.count, ordering: .relaxed)
-                return nil
+                return (nil, Self.takeWaiters(&state, answeredBy: state.received.count))
             }
             read?.continuation.resume(returning: data)
+            for waiter in waiters { waiter.continuation.resume() }
         }
         if endOfStream {
-            let reads = shared.withLock { state -> [PendingRead] in
+            let (reads, waiters) = shared.withLock { state -> ([PendingRead], [UnreadWaiter]) in
                 state.peerClosed = true
                 let reads = state.reads
                 state.reads = []
-                return reads
+                return (reads, Self.takeWaiters(&state, answeredBy: .max))
             }
+            for waiter in waiters { waiter.continuation.resume() }
             for read in reads {
                 read.continuation.resume(
                     throwing: TransportError(.connectionClosed, "the server closed the connection"))
             }
         }
+    }
+
+    /// Removes and returns the unread-byte waiters that `available` bytes answer (`.max`: the
+    /// connection ended, all of them).
+    private static func takeWaiters(_ state: inout SharedState, answeredBy available: Int) -> [UnreadWaiter] {
+        guard !state.unreadWaiters.isEmpty else { return [] }
+        let done = state.unreadWaiters.filter { $0.count <= available }
+        state.unreadWaiters.removeAll { $0.count <= available }
+        return done
     }
 
     private func expireReads(now: ContinuousClock.Instant) {
@@ -219,7 +230,8 @@ extension ConnectionCore {
             closeDescriptor(descriptor)
             descriptor = -1
         }
-        let (reads, operations) = shared.withLock { state -> ([PendingRead], [Operation]) in
+        let (reads, operations, waiters) = shared.withLock {
+            state -> ([PendingRead], [Operation], [UnreadWaiter]) in
             if state.terminalError == nil { state.terminalError = error }
             state.threadRunning = false
             state.received = []
@@ -228,8 +240,9 @@ extension ConnectionCore {
             let operations = state.operations
             state.reads = []
             state.operations = []
-            return (reads, operations)
+            return (reads, operations, Self.takeWaiters(&state, answeredBy: .max))
         }
+        for waiter in waiters { waiter.continuation.resume() }
         let readError =
             endOfStream && error.code == .cancelled
             ? TransportError(.connectionClosed, "the server closed the connection") : error

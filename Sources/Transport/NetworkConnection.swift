@@ -126,6 +126,11 @@ public final class NetworkConnection: Sendable {
     /// Bytes received and not yet read (a test hook: it lets a test know that data has arrived).
     package var unreadByteCount: Int { core.unreadByteCount.load(ordering: .relaxed) }
 
+    /// Returns once at least `count` received bytes wait for a reader, the connection has ended,
+    /// or the calling task is cancelled (a test hook: the event that bytes have arrived, where
+    /// ``unreadByteCount`` could only be polled).
+    package func waitForUnreadBytes(_ count: Int) async { await core.waitForUnread(count) }
+
     /// How often a caller has woken the connection's I/O thread (a test hook: a read of bytes
     /// that have already arrived takes them without waking it).
     package var wakeUpCount: Int { core.wakeUps.load(ordering: .relaxed) }
@@ -165,6 +170,13 @@ enum Operation: Sendable {
     }
 }
 
+/// A wait for received bytes (`NetworkConnection.waitForUnreadBytes`, a test hook).
+struct UnreadWaiter: Sendable {
+    let id: UInt64
+    let count: Int
+    let continuation: CheckedContinuation<Void, Never>
+}
+
 struct PendingRead: Sendable {
     let id: UInt64
     let deadline: ContinuousClock.Instant?
@@ -181,6 +193,8 @@ struct SharedState: Sendable {
     var received: [UInt8] = []
     /// The peer ended the stream; reads after `received` fail.
     var peerClosed = false
+    /// Test hooks waiting until `received` holds a number of bytes.
+    var unreadWaiters: [UnreadWaiter] = []
     var cancelledIDs: Set<UInt64> = []
     var closeRequested = false
     var terminalError: TransportError?

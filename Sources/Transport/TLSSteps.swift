@@ -36,7 +36,8 @@ enum TLSSteps {
         SSL_set_fd(ssl, descriptor)
         // Read what the socket holds in one system call, several records at a time, instead of
         // two calls (header, then body) per record. The poll loop reads until OpenSSL wants more
-        // from the socket, so nothing is left waiting in OpenSSL's buffer.
+        // from the socket, or until the read-ahead limit, and reads on (from OpenSSL's buffer
+        // first) as soon as a reader makes room.
         SSL_set_read_ahead(ssl, 1)
         SSL_set_default_read_buffer_len(ssl, 65536)
         switch role {

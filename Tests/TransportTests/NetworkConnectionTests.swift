@@ -157,11 +157,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         let connection = try await NetworkConnection.connect(
             host: "127.0.0.1", port: listener.port, security: .plainText)
         defer { connection.close() }
-        // (No event says the bytes are in: the unreadByteCount hook is polled, within a deadline.)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while connection.unreadByteCount < 15 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // (The suite's time limit cancels the wait if the bytes never come.)
+        await connection.waitForUnreadBytes(15)
         try #require(connection.unreadByteCount == 15)
         let wakeUps = connection.wakeUpCount
         #expect(try await connection.read(timeout: .seconds(10)) == Array("* 1\r\n* 2\r\n* 3\r\n".utf8))
@@ -188,11 +185,7 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
             host: "127.0.0.1", port: listener.port, security: .plainText)
         try await connection.write(Array("a STARTTLS\r\n".utf8))
         // Wait until the OK line has arrived with the injected line behind it (54 bytes) ...
-        let deadline = ContinuousClock.now + .seconds(20)
-        // (No event says so: the unreadByteCount hook is polled, within a deadline.)
-        while connection.unreadByteCount < 54 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await connection.waitForUnreadBytes(54)
         #expect(connection.unreadByteCount == 54)
         // ... and upgrade without reading it: nothing that came before the handshake may surface.
         try await connection.startTLS(

@@ -163,8 +163,9 @@ public actor IMAPMailService: MailService {
         let list = try await listing()
         let first = list.ids.prefix(max(pageSize, 1))
         if !guessed.isEmpty, first.allSatisfy({ guessed[$0] != nil }) {
-            let emails = first.compactMap { guessed[$0] }.filter { !list.hidesDeleted || !$0.flags.contains(.deleted) }
-            return EmailPage(list: list, offset: 0, emails: emails)
+            return EmailPage(
+                list: list, offset: 0,
+                emails: Self.visible(first.compactMap { guessed[$0] }, hidingDeleted: list.hidesDeleted))
         }
         return try await page(of: list, offset: 0, pageSize: pageSize)
     }
@@ -288,7 +289,7 @@ public actor IMAPMailService: MailService {
         if !elsewhere.isEmpty {
             for email in try await others.emails(elsewhere, pinFlag: description.pinFlag) { found[email.id] = email }
         }
-        let emails = wanted.compactMap { found[$0] }.filter { !list.hidesDeleted || !$0.flags.contains(.deleted) }
+        let emails = Self.visible(wanted.compactMap { found[$0] }, hidingDeleted: list.hidesDeleted)
         return EmailPage(list: list, offset: start, emails: emails)
     }
 
@@ -326,11 +327,16 @@ public actor IMAPMailService: MailService {
                     summaries.compactMap { summary in
                         summary.modificationSequence.map { (summary.uid, $0) }
                     })
-                await body(hidesDeleted ? emails.filter { !$0.flags.contains(.deleted) } : emails)
+                await body(Self.visible(emails, hidingDeleted: hidesDeleted))
             }
         } catch {
             throw MailServiceError(error)
         }
+    }
+
+    /// `emails` as a list shows them: without the ones marked deleted when it hides those.
+    private static func visible(_ emails: [Email], hidingDeleted: Bool) -> [Email] {
+        hidingDeleted ? emails.filter { !$0.flags.contains(.deleted) } : emails
     }
 
     private func remember(_ modificationSequences: [(UInt32, UInt64)]) {

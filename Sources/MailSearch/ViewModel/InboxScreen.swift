@@ -435,13 +435,22 @@ package struct InboxScreen: Hashable, Sendable {
         let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
         let adopted = adopting(emails)
         guard !adopted.isEmpty else { return [] }
-        inboxWindow = MailListWindow(
-            list: page.list, pageSize: pageSize, pinnedSection: true, revision: inboxWindow.revision &+ 1)
-        inboxWindow.insert(page: 0, adopted)
-        inboxWindow.remove(expunged)
-        inboxShown = 0..<pageSize
+        showFirstInboxPage(page, adopted, expunged: expunged)
         if !inboxWindow.isEmpty { emailsListState = .data }
         return []
+    }
+
+    /// A new inbox window over `page`'s list, scrolled to the top: `emails` in the page's place,
+    /// `arrivals` on top, `expunged` left out.
+    private mutating func showFirstInboxPage(
+        _ page: EmailPage, _ emails: [Email], arrivals: [Email] = [], expunged: Set<Email.ID>
+    ) {
+        inboxWindow = MailListWindow(
+            list: page.list, pageSize: pageSize, pinnedSection: true, revision: inboxWindow.revision &+ 1)
+        inboxWindow.insert(page: inboxWindow.page(ofOffset: page.offset), emails)
+        if !arrivals.isEmpty { inboxWindow.arrive(arrivals) }
+        inboxWindow.remove(expunged)
+        inboxShown = 0..<pageSize
     }
 
     private mutating func listLoaded(_ generation: Int, _ page: EmailPage) -> [Effect] {
@@ -452,13 +461,10 @@ package struct InboxScreen: Hashable, Sendable {
         let adopted = adopting(emails)
         // What arrived during the listing goes on top; the rest is the listing's first page.
         let listed = Set(page.emails.map(\.id))
-        inboxWindow = MailListWindow(
-            list: page.list, pageSize: pageSize, pinnedSection: true, revision: inboxWindow.revision &+ 1)
-        inboxWindow.insert(page: inboxWindow.page(ofOffset: page.offset), adopted.filter { listed.contains($0.id) })
-        inboxWindow.arrive(adopted.filter { !listed.contains($0.id) })
-        inboxWindow.remove(expunged)
+        showFirstInboxPage(
+            page, adopted.filter { listed.contains($0.id) }, arrivals: adopted.filter { !listed.contains($0.id) },
+            expunged: expunged)
         inboxList = page.list
-        inboxShown = 0..<pageSize
         emailsListState = inboxWindow.isEmpty ? .empty : .data
         countPeople(in: adopted)
         if !page.warnings.isEmpty { notice = InboxNotice(.searchHint, page.warnings.joined(separator: " ")) }

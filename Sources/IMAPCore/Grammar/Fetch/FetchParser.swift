@@ -229,13 +229,7 @@ extension ByteCursor {
     mutating func consumeRepeat(of earlier: Range<Int>) -> Bool {
         let count = earlier.count
         guard count > 0, index + count < endIndex, storage[index + count] == UInt8(ascii: " ") else { return false }
-        let start = index
-        let same = storage.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < count, buffer[earlier.lowerBound + offset] == buffer[start + offset] { offset += 1 }
-            return offset == count
-        }
-        guard same else { return false }
+        guard storage[earlier].elementsEqual(storage[index..<index + count]) else { return false }
         index += count
         return true
     }
