@@ -26,11 +26,15 @@ public struct IMAPConfiguration: Sendable {
         public var idleRenewal: Duration
         /// How often NOOP polls when the server has no IDLE.
         public var pollInterval: Duration
+        /// How long closing waits for the answer to LOGOUT before closing anyway: behind a
+        /// command the server never answers, LOGOUT would otherwise wait for the command timeout,
+        /// and a tool told to end (SIGTERM while its listing hangs) would linger that long.
+        public var logoutAnswer: Duration
 
         public init(
             connect: Duration = .seconds(15), tlsHandshake: Duration = .seconds(15), greeting: Duration = .seconds(30),
             commandInactivity: Duration = .seconds(60), idleRenewal: Duration = .seconds(25 * 60),
-            pollInterval: Duration = .seconds(30)
+            pollInterval: Duration = .seconds(30), logoutAnswer: Duration = .seconds(3)
         ) {
             self.connect = connect
             self.tlsHandshake = tlsHandshake
@@ -38,6 +42,7 @@ public struct IMAPConfiguration: Sendable {
             self.commandInactivity = commandInactivity
             self.idleRenewal = idleRenewal
             self.pollInterval = pollInterval
+            self.logoutAnswer = logoutAnswer
         }
     }
 
@@ -61,6 +66,10 @@ public struct IMAPConfiguration: Sendable {
     /// How many mailbox events are kept for a listener that falls behind; past that they are
     /// replaced by one `.resyncNeeded`.
     public var eventBufferCapacity: Int = 5000
+    /// Whether closing waits for the server's answer to LOGOUT (at most
+    /// ``Timeouts-swift.struct/logoutAnswer``). A one-shot tool turns it off: when nothing else is in
+    /// flight, LOGOUT is written and the connection closed at once, a round trip sooner.
+    public var waitsForLogoutAnswer = true
 
     public init(
         host: String, port: Int? = nil, security: Security = .implicitTLS(ClientTLSConfiguration()),

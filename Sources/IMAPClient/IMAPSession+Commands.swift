@@ -45,8 +45,9 @@ extension IMAPSession {
             try await refreshCapabilities()
         }
         if capabilities.contains(.id) {
-            // Some servers answer ID with NO or BAD; that is no reason to fail the login.
-            _ = try? await run(.id(configuration.clientIdentity), claim: .identity)
+            // Sent without waiting for the answer (nothing reads the server's ID; NO or BAD is
+            // no reason to fail the login), so ENABLE and SELECT follow it in the same flight.
+            send(.id(configuration.clientIdentity), claim: .identity)
         }
         let wanted = [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
         if capabilities.contains(.enable) && !wanted.isEmpty {
@@ -396,18 +397,23 @@ extension IMAPSession {
         try await run(command, claim: .custom(claims))
     }
 
-    /// How long ``logout()`` waits for the server's answer before closing anyway.
-    public static let logoutAnswerLimit: Duration = .seconds(3)
-
     /// LOGOUT, then closes the connection. The answer is waited for at most
-    /// ``logoutAnswerLimit``: behind a command the server never answers, LOGOUT would otherwise
-    /// wait for the command timeout, and a tool told to end (SIGTERM while its listing hangs)
-    /// would linger that long.
+    /// ``IMAPConfiguration/Timeouts-swift.struct/logoutAnswer`` (3 seconds by default).
+    ///
+    /// With ``IMAPConfiguration/waitsForLogoutAnswer`` off and nothing else in flight, LOGOUT is
+    /// written and the connection closed without waiting for the answer (one round trip less
+    /// for a one-shot tool; every earlier command has been answered, so nothing is left undone).
     public func logout() async {
+        if !configuration.waitsForLogoutAnswer && machine.isQuiet {
+            send(.logout)
+            await writesDone()
+            close()
+            return
+        }
         // The server may close the connection before its tagged OK arrives; either way we close.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { _ = try? await self.run(.logout) }
-            group.addTask { try? await Task.sleep(for: Self.logoutAnswerLimit) }
+            group.addTask { [limit = configuration.timeouts.logoutAnswer] in try? await Task.sleep(for: limit) }
             await group.next()
             group.cancelAll()
         }

@@ -33,8 +33,8 @@ public actor IMAPSession {
     private var listeners = 0
     private var idleSince: ContinuousClock.Instant?
     private var nextPoll: ContinuousClock.Instant?
-    private let writes: AsyncStream<[UInt8]>.Continuation
-    private let writeStream: AsyncStream<[UInt8]>
+    private let writes: AsyncStream<Outgoing>.Continuation
+    private let writeStream: AsyncStream<Outgoing>
     private var started = false
     private var closedByOwner = false
     /// Numbers the fetch streams whose windows may be in flight together.
@@ -53,7 +53,7 @@ public actor IMAPSession {
         self.machine = ClientStateMachine(
             capabilities: capabilities, isAuthenticated: authenticated,
             ignoredCapabilities: configuration.ignoredCapabilities, eventCapacity: configuration.eventBufferCapacity)
-        (writeStream, writes) = AsyncStream<[UInt8]>.makeStream()
+        (writeStream, writes) = AsyncStream<Outgoing>.makeStream()
     }
 
     deinit {
@@ -86,13 +86,22 @@ public actor IMAPSession {
         let writeStream = writeStream
         let logger = logger
         Task { [weak self] in
-            for await bytes in writeStream {
-                do throws(TransportError) {
-                    try await connection.write(bytes)
-                } catch {
-                    logger.debug("write failed: \(error.message)")
-                    await self?.connectionFailed(IMAPError(error))
-                    return
+            var failed = false
+            for await outgoing in writeStream {
+                switch outgoing {
+                case .bytes(let bytes):
+                    // After a failed write the rest is dropped; the loop goes on only to answer
+                    // the `.written` markers behind it.
+                    guard !failed else { continue }
+                    do throws(TransportError) {
+                        try await connection.write(bytes)
+                    } catch {
+                        failed = true
+                        logger.debug("write failed: \(error.message)")
+                        await self?.connectionFailed(IMAPError(error))
+                    }
+                case .written(let continuation):
+                    continuation.resume()
                 }
             }
         }
@@ -162,6 +171,31 @@ public actor IMAPSession {
         }
     }
 
+    /// What the writer task takes, in order: bytes to write, or a marker it answers once every
+    /// write before it has been made (or has failed).
+    enum Outgoing: Sendable {
+        case bytes([UInt8])
+        case written(CheckedContinuation<Void, Never>)
+    }
+
+    /// Returns once every write queued so far has been handed to the connection (or failed).
+    func writesDone() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if case .terminated = writes.yield(.written(continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Queues a command whose answer no one waits for: it is sent in its turn like any other, and
+    /// its tagged response (OK, NO or BAD) is read and dropped.
+    func send(_ command: Command, claim: CommandClaim = .nothing) {
+        guard machine.failure == nil else { return }
+        nextID += 1
+        let request = CommandRequest(
+            command: command, claim: claim, streams: false, streamGroup: nil, expectedMailbox: nil,
+            answersChallenges: false)
+        perform(machine.enqueue(nextID, request, now: .now))
+    }
+
     private func cancel(_ id: CommandID) {
         perform(machine.cancel(id, now: .now))
     }
@@ -172,7 +206,7 @@ public actor IMAPSession {
             switch action {
             case .write(let bytes):
                 traceClient(bytes)
-                writes.yield(bytes)
+                writes.yield(.bytes(bytes))
             case .succeed(let id, let outcome): resume(id, .success(outcome))
             case .fail(let id, let error):
                 sinks[id]?.finish(throwing: error)
@@ -183,7 +217,7 @@ public actor IMAPSession {
                 do throws(IMAPError) {
                     let bytes = try answer(request)
                     logger.trace("C: *** (SASL answer)")
-                    for case .write(let bytes) in machine.challengeAnswered(id, bytes) { writes.yield(bytes) }
+                    for case .write(let bytes) in machine.challengeAnswered(id, bytes) { writes.yield(.bytes(bytes)) }
                 } catch {
                     perform(machine.end(with: error))
                 }

@@ -91,6 +91,29 @@ import Testing
         #expect(machine.tracker?.mailbox.messageCount == 3)
     }
 
+    @Test func idDoesNotHoldBackTheExclusiveCommandsBehindIt() {
+        var machine = Self.machine([.imap4rev1, .id, .enable, .condstore, .qresync])
+        let identity = [IDParameter(key: "name", value: "test")]
+        #expect(
+            Self.writes(machine.enqueue(1, CommandRequest(command: .id(identity), claim: .identity), now: Self.now))
+                == ["M1 ID (\"name\" \"test\")\r\n"])
+        // ENABLE and SELECT go alone, but ID's answer changes nothing they depend on: ENABLE
+        // goes out with ID, and SELECT follows ENABLE's answer without waiting for ID's.
+        #expect(
+            Self.writes(
+                machine.enqueue(2, CommandRequest(command: .enable([.qresync]), claim: .enabled), now: Self.now))
+                == ["M2 ENABLE QRESYNC\r\n"])
+        #expect(Self.writes(machine.enqueue(3, CommandRequest(command: .select("INBOX")), now: Self.now)).isEmpty)
+        let enabled = Self.feed(&machine, "* ENABLED QRESYNC", "M2 OK enabled")
+        #expect(Self.writes(enabled) == ["M3 SELECT INBOX\r\n"])
+        #expect(machine.enabled == [.qresync])
+        let answered = Self.feed(&machine, "* ID (\"name\" \"Dovecot\")", "M1 OK done", "* 2 EXISTS", "M3 OK done")
+        #expect(Self.succeeded(enabled + answered) == [2, 1, 3])
+        // Any other command in flight still holds an exclusive one back.
+        _ = machine.enqueue(4, CommandRequest(command: .noop), now: Self.now)
+        #expect(Self.writes(machine.enqueue(5, CommandRequest(command: .select("Archive")), now: Self.now)).isEmpty)
+    }
+
     @Test func aSynchronizingLiteralWaitsForPlusAndNothingElseIsWrittenMeanwhile() {
         var machine = Self.machine()
         let search = Command.uidSearch(charset: "UTF-8", keys: [.from("Müller")])

@@ -532,3 +532,63 @@ enum Base64Check {
         server.stop()
     }
 }
+
+/// Round trips a session saves: commands that need not wait for an earlier answer.
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct RoundTripTests {
+    @Test func loggingInSendsIDAndENABLEInOneFlight() async throws {
+        // The server answers ID only once ENABLE has arrived: a client that waits for ID's
+        // answer before sending ENABLE never gets it (and fails on the inactivity timeout).
+        let heldID = Mutex<String?>(nil)
+        let commands = Mutex<[String]>([])
+        let server = try ScriptedServer(
+            greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR ID ENABLE CONDSTORE] hi\r\n"
+        ) { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            let verb = command.split(separator: " ").first.map { $0.uppercased() } ?? ""
+            commands.withLock { $0.append(verb) }
+            switch verb {
+            case "AUTHENTICATE":
+                await connection.send("\(tag) OK [CAPABILITY IMAP4rev1 ID ENABLE CONDSTORE] in\r\n")
+            case "ID": heldID.withLock { $0 = tag }
+            case "ENABLE":
+                await connection.send("* ENABLED CONDSTORE\r\n\(tag) OK enabled\r\n")
+                if let idTag = heldID.withLock({ $0 }) {
+                    await connection.send("* ID (\"name\" \"scripted\")\r\n\(idTag) OK done\r\n")
+                }
+            default: await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let session = try await IMAPSession.connect(SessionBehaviourTests.configuration(port: server.port))
+        try await session.login(.password(user: "alice", password: "secret"))
+        #expect(await session.enabled == [.condstore])
+        try await session.noop()
+        #expect(commands.withLock { $0 } == ["AUTHENTICATE", "ID", "ENABLE", "NOOP"])
+        await session.logout()
+        server.stop()
+    }
+
+    @Test func aOneShotToolClosesAfterWritingLogoutWithoutWaitingForTheAnswer() async throws {
+        // The server never answers LOGOUT, and the answer may be waited for an hour: only a
+        // session that does not wait for it returns within the test's time limit.
+        let (loggedOut, loggedOutSignal) = AsyncStream<Void>.makeStream()
+        let server = try ScriptedServer { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            if command.uppercased() == "LOGOUT" {
+                loggedOutSignal.yield()
+            } else {
+                await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        var configuration = SessionBehaviourTests.configuration(port: server.port)
+        configuration.timeouts.logoutAnswer = .seconds(3600)
+        configuration.waitsForLogoutAnswer = false
+        let session = try await IMAPSession.connect(configuration)
+        try await session.noop()
+        await session.logout()
+        #expect(await session.failure?.code == .cancelled)
+        // LOGOUT was written before the connection closed.
+        var signals = loggedOut.makeAsyncIterator()
+        #expect(await signals.next() != nil)
+        server.stop()
+    }
+}

@@ -88,6 +88,13 @@ struct ClientStateMachine: Sendable {
         var abandoned = false
         var sentAt: ContinuousClock.Instant?
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
+        /// ID (RFC 2971): its answer changes no state and is claimed by no one else, so a command
+        /// that must go alone (ENABLE, SELECT) need not wait for it. Logging in sends ID and
+        /// ENABLE in one flight instead of two round trips.
+        var holdsBackExclusive: Bool {
+            if case .id = request.command { return false }
+            return true
+        }
         var responseClass: ResponseClass? { ResponseClass(request.command) }
         var isSelect: Bool {
             switch request.command {
@@ -112,6 +119,9 @@ struct ClientStateMachine: Sendable {
     /// Whether the server's IDLE may be used.
     /// IDLE is a command of the authenticated and selected states (RFC 2177, RFC 9051 6.3.13).
     var canIdle: Bool { capabilities.contains(.idle) && isAuthenticated }
+    /// Nothing queued, nothing waiting for an answer, not idling: a command enqueued now is
+    /// written at once.
+    var isQuiet: Bool { queued.isEmpty && inFlight.isEmpty && literalWriter == nil && idle == .off }
 
     private let ignoredCapabilities: Set<Capability>
     private var queued: [Entry] = []
@@ -312,7 +322,7 @@ struct ClientStateMachine: Sendable {
             if blockedExclusive || exclusiveInFlight {
                 mayGo = false
             } else if entry.isExclusive {
-                mayGo = inFlight.isEmpty && !blockedAny
+                mayGo = !inFlight.contains(where: \.holdsBackExclusive) && !blockedAny
             } else {
                 mayGo = classBusy != true
             }

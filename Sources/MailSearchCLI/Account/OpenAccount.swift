@@ -110,9 +110,13 @@ struct OpenAccount: Sendable {
         let logger =
             settings.debug
             ? Logger(label: "imap", level: .trace, handler: TraceToStandardError(output: log)) : Logger.disabled
-        return IMAPConfiguration(
+        var configuration = IMAPConfiguration(
             host: settings.host, port: settings.port, security: security, timeouts: timeouts,
             clientIdentity: [IDParameter(key: "name", value: "mailsearch")], logger: logger)
+        // A command ends once its last answer is in: LOGOUT is written and the connection
+        // closed without a round trip for the server's goodbye.
+        configuration.waitsForLogoutAnswer = false
+        return configuration
     }
 }
 
