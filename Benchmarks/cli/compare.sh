@@ -8,7 +8,11 @@
 #   2. `mailsearch list --limit N --json` beside a raw read of the same UID FETCH (Python, TLS,
 #      bytes read to the tagged OK, nothing parsed).
 #
-#   Benchmarks/cli/compare.sh [--messages N] [--rounds R]
+#   Benchmarks/cli/compare.sh [--messages N] [--rounds R] [--latency MS]
+#
+# With --latency, every tool reaches Dovecot through Benchmarks/latency/latency-proxy.py, which
+# holds each client-to-server transfer MS milliseconds: what a command costs on a network, where
+# round trips count (the goals below are set on loopback).
 #
 # Prints best and median of R rounds (default 5) of each, the machine's load, and whether each
 # goal holds (search median <= imapfilter's; list median <= 1.3x the raw read's).
@@ -20,11 +24,13 @@ cd "$(dirname "$0")/../.."
 
 MESSAGES=20000
 ROUNDS=5
+LATENCY=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --messages) MESSAGES=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
-        *) echo "usage: $0 [--messages N] [--rounds R]" >&2; exit 64 ;;
+        --latency) LATENCY=$2; shift 2 ;;
+        *) echo "usage: $0 [--messages N] [--rounds R] [--latency MS]" >&2; exit 64 ;;
     esac
 done
 command -v imapfilter >/dev/null || { echo "error: imapfilter is not installed (apt-get install imapfilter)" >&2; exit 69; }
@@ -37,6 +43,8 @@ MAILSEARCH=$(swift build -c release --static-swift-stdlib --show-bin-path)/mails
 WORK=$(mktemp -d /tmp/mailsearch-cli-bench.XXXXXX)
 DOVECOT_DIR=
 cleanup() {
+    # Closing the proxy's standard input ends it.
+    [[ -n ${PROXY[1]:-} ]] && eval "exec ${PROXY[1]}>&-" 2>/dev/null || true
     [[ -n $DOVECOT_DIR ]] && scripts/dovecot.sh stop "$DOVECOT_DIR" >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
@@ -61,16 +69,25 @@ for message in messages:
 print(counts.most_common(1)[0][0])
 PY
 )
-echo "sender: $NAME (Dovecot on imaps $DOVECOT_IMAPS_PORT)" >&2
+PORT=$DOVECOT_IMAPS_PORT
+LINK="loopback TLS"
+if [[ $LATENCY != 0 ]]; then
+    # The proxy prints its port, and ends when its standard input (this script's end of the
+    # coprocess) closes.
+    coproc PROXY { exec python3 Benchmarks/latency/latency-proxy.py "$LATENCY" "$DOVECOT_IMAPS_PORT"; }
+    read -r PORT <&"${PROXY[0]}"
+    LINK="TLS through a proxy that holds each client-to-server transfer $LATENCY ms"
+fi
+echo "sender: $NAME (Dovecot on imaps $DOVECOT_IMAPS_PORT, the tools on $PORT)" >&2
 
 export MAILSEARCH_PASSWORD=secret XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
-ACCOUNT=(--host localhost --port "$DOVECOT_IMAPS_PORT" --user alice --ca-file "$DOVECOT_CA")
+ACCOUNT=(--host localhost --port "$PORT" --user alice --ca-file "$DOVECOT_CA")
 
 cat > "$WORK/imapfilter.lua" <<LUA
 options.timeout = 60
 options.info = false
 account = IMAP {
-    server = 'localhost', port = $DOVECOT_IMAPS_PORT, username = 'alice', password = 'secret', ssl = 'auto'
+    server = 'localhost', port = $PORT, username = 'alice', password = 'secret', ssl = 'auto'
 }
 local found = account.INBOX:contain_from('$NAME')
 local uids = {}
@@ -87,7 +104,7 @@ LUA
 cat > "$WORK/imaplib_search.py" <<PY
 import imaplib, ssl
 context = ssl.create_default_context(cafile="$DOVECOT_CA")
-imap = imaplib.IMAP4_SSL("localhost", $DOVECOT_IMAPS_PORT, ssl_context=context)
+imap = imaplib.IMAP4_SSL("localhost", $PORT, ssl_context=context)
 imap.login("alice", "secret")
 imap.select("INBOX")
 status, data = imap.uid("SEARCH", None, "FROM", '"$NAME"')
@@ -106,7 +123,7 @@ ITEMS=$("$MAILSEARCH" "${ACCOUNT[@]}" --debug list --limit 1 --json 2>&1 >/dev/n
 cat > "$WORK/raw_read.py" <<PY
 import socket, ssl
 context = ssl.create_default_context(cafile="$DOVECOT_CA")
-connection = context.wrap_socket(socket.create_connection(("localhost", $DOVECOT_IMAPS_PORT)), server_hostname="localhost")
+connection = context.wrap_socket(socket.create_connection(("localhost", $PORT)), server_hostname="localhost")
 def until(marker):
     data = b""
     while not data.endswith(marker):
@@ -182,7 +199,7 @@ ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
 verdict() { if [[ $(echo "$1 <= $2" | bc -l) == 1 ]]; then echo "met"; else echo "NOT met"; fi; }
 SEARCH_RATIO=$(ratio "$SEARCH" "$FILTER")
 LIST_RATIO=$(ratio "$LIST" "$RAW")
-echo "mailsearch CLI against Dovecot, $MESSAGES messages, loopback TLS, $ROUNDS whole-process runs each"
+echo "mailsearch CLI against Dovecot, $MESSAGES messages, $LINK, $ROUNDS whole-process runs each"
 echo "(interleaved), load average $LOAD_BEFORE before and $LOAD_AFTER after on $(nproc) cores"
 echo
 row() { printf '%-44s %8s s %8s s   %s\n' "$@"; }
@@ -193,5 +210,9 @@ row "python imaplib (the same)" "$IMAPLIB_BEST" "$IMAPLIB" "imapfilter/imaplib =
 row "list --json --limit $MESSAGES" "$LIST_BEST" "$LIST" ""
 row "raw read of the same UID FETCH" "$RAW_BEST" "$RAW" "mailsearch/raw = $LIST_RATIO"
 echo
+if [[ $LATENCY != 0 ]]; then
+    echo "(the goals are set on loopback: run without --latency for their verdicts)"
+    exit 0
+fi
 echo "goal: search no slower than imapfilter (median ratio <= 1.00): $SEARCH_RATIO, $(verdict "$SEARCH_RATIO" 1.00)"
 echo "goal: list within 1.3x of the raw read (median ratio <= 1.30): $LIST_RATIO, $(verdict "$LIST_RATIO" 1.30)"
