@@ -142,8 +142,17 @@ public enum EncodedWords {
     /// Whether `byte` may appear in a charset name; `.` is allowed although it is an especial,
     /// since a few registered charset names contain it.
     private static func isCharsetByte(_ byte: UInt8) -> Bool {
-        guard byte > 0x20, byte < 0x7F else { return false }
-        return !"()<>@,;:\\\"/[]?=".utf8.contains(byte)
+        switch byte {
+        case 0x21...0x7E:
+            switch byte {
+            case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
+                UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
+                UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="):
+                return false
+            default: return true
+            }
+        default: return false
+        }
     }
 
     /// The "Q" encoding (RFC 2047 section 4.2): `_` is a space, `=XY` a hex octet; an `=` that

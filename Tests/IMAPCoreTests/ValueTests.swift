@@ -27,6 +27,30 @@ import Testing
         #expect(set.description == wire)
     }
 
+    @Test(arguments: ["1", "1:*", "*", "2,4:7,9,12:*", "1:3,5", "3:5,8,10:11,20", "7", "2,4,6,8,10,12,14", "5:*"])
+    func membershipIsWhatTheRangesSay(wire: String) throws {
+        var cursor = ByteCursor(wire)
+        let set = try cursor.parseSequenceSet()
+        // Every number from 0 to 25, with `*` as each largest from 1 to 25 (a `*` below the
+        // range's first number makes the range run down to it).
+        for largest in UInt32(1)...25 {
+            for value in UInt32(0)...25 {
+                let expected = set.ranges.contains { range in
+                    let first =
+                        range.first == .last ? largest : { if case .number(let n) = range.first { n } else { 0 } }()
+                    let last =
+                        range.last == .last ? largest : { if case .number(let n) = range.last { n } else { 0 } }()
+                    return min(first, last) <= value && value <= max(first, last)
+                }
+                #expect(set.contains(value, largest: largest) == expected, "\(wire) \(value) largest \(largest)")
+            }
+        }
+        let scattered = SequenceSet(numbers: (1...2000).filter { $0 % 3 != 0 }.map { UInt32($0) })
+        for value in UInt32(0)...2001 {
+            #expect(scattered.contains(value) == (value >= 1 && value <= 2000 && value % 3 != 0))
+        }
+    }
+
     @Test func twentyThousandScatteredUIDsSplitIntoBoundedCommands() {
         let uids = (1...40_000).filter { $0 % 2 == 0 }.map { UInt32($0) }
         let set = SequenceSet(numbers: uids)

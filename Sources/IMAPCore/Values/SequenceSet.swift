@@ -112,12 +112,38 @@ public struct SequenceSet: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `value` is in the set (`*` counts as `largest`).
+    ///
+    /// The ranges are sorted and merged, so only the last one can hold a `*`: that one is
+    /// resolved against `largest`, and the ranges of plain numbers before it are searched by
+    /// halves (a window of 1,000 scattered UIDs is asked for every FETCH response).
     public func contains(_ value: UInt32, largest: UInt32 = .max) -> Bool {
-        ranges.contains { range in
-            let first = range.first.resolved(largest: largest)
-            let last = range.last.resolved(largest: largest)
-            return value >= min(first, last) && value <= max(first, last)
+        var count = ranges.count
+        if let final = ranges.last, final.last == .last {
+            let first = final.first.resolved(largest: largest)
+            if value >= min(first, largest) && value <= max(first, largest) { return true }
+            count -= 1
         }
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            guard case .number(let first) = ranges[middle].first, case .number(let last) = ranges[middle].last else {
+                // Not reached (`*` sorts after every number); if it were, look at every range.
+                return ranges.contains { range in
+                    let first = range.first.resolved(largest: largest)
+                    let last = range.last.resolved(largest: largest)
+                    return value >= min(first, last) && value <= max(first, last)
+                }
+            }
+            if value < first {
+                high = middle
+            } else if value > last {
+                low = middle + 1
+            } else {
+                return true
+            }
+        }
+        return false
     }
 
     /// Splits the set into sets whose encoding is at most `maximumEncodedLength` bytes each, so a

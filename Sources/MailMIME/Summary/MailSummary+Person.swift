@@ -26,12 +26,14 @@ extension MailSummary {
         /// `SYNTAX_ERROR`) left out of the address; nil for a group marker (no host).
         public init?(envelopeAddress address: MailEnvelope.Address) {
             guard let host = address.host else { return nil }
-            let mailbox = address.mailbox.map { MailSummary.decodedText($0) } ?? ""
+            var mailbox = address.mailbox.map { MailSummary.decodedText($0) } ?? ""
             let domain = MailSummary.decodedText(host)
-            var parts: [String] = []
-            if mailbox != "MISSING_MAILBOX", !mailbox.isEmpty { parts.append(mailbox) }
-            if domain != "MISSING_DOMAIN", domain != "SYNTAX_ERROR", !domain.isEmpty { parts.append(domain) }
-            self.init(name: address.name.map { MailSummary.decodedText($0) }, address: parts.joined(separator: "@"))
+            if mailbox == "MISSING_MAILBOX" { mailbox = "" }
+            if domain != "MISSING_DOMAIN", domain != "SYNTAX_ERROR", !domain.isEmpty {
+                if !mailbox.isEmpty { mailbox += "@" }
+                mailbox += domain
+            }
+            self.init(name: address.name.map { MailSummary.decodedText($0) }, address: mailbox)
         }
 
         /// The initials for a name and address, upper-cased, at most two letters:

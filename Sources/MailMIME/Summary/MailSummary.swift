@@ -104,6 +104,7 @@ public struct MailSummary: Hashable, Sendable {
     /// its own (CR LF, one Character, is white space either way), and the ASCII white space
     /// Characters are exactly HT, LF, VT, FF, CR and space. Nil for anything else.
     private static func collapsedASCII(_ raw: some Collection<UInt8>) -> String? {
+        if isCollapsedASCII(raw) { return String(decoding: raw, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.count)
         var pendingSpace = false
@@ -125,6 +126,26 @@ public struct MailSummary: Hashable, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whether `raw` is ASCII without an encoded word whose white space is already collapsed:
+    /// single spaces between words, none at either end (most addresses, names and subjects).
+    /// Such text is its own ``decodedText(_:)``, made without a copy in between.
+    private static func isCollapsedASCII(_ raw: some Collection<UInt8>) -> Bool {
+        var previous: UInt8 = 0x20
+        for byte in raw {
+            switch byte {
+            case 0x20:
+                if previous == 0x20 { return false }
+            case 0x09...0x0D, 0x80...:
+                return false
+            case UInt8(ascii: "?") where previous == UInt8(ascii: "="):
+                return false
+            default: break
+            }
+            previous = byte
+        }
+        return previous != 0x20 || raw.isEmpty
+    }
+
     /// The Character walk of ``decodedText(_:)`` done scalar by scalar, for text whose every
     /// scalar is a Character of its own: Latin-1 and Latin Extended (below U+0300, where the
     /// combining marks start), Greek and Coptic, Cyrillic without its combining marks, kana and
@@ -143,7 +164,13 @@ public struct MailSummary: Hashable, Sendable {
             default:
                 return nil
             }
-            if scalar.properties.isWhitespace {
+            // Below U+0080 the White_Space scalars are HT, LF, VT, FF, CR and space; the
+            // property lookup is only needed above.
+            let isWhitespace =
+                scalar.value < 0x80
+                ? (0x09...0x0D).contains(scalar.value) || scalar.value == 0x20
+                : scalar.properties.isWhitespace
+            if isWhitespace {
                 pendingSpace = !result.isEmpty
             } else {
                 if pendingSpace {

@@ -203,7 +203,8 @@ import Testing
         "unit\u{1F}sep", "a=?b", "=?utf-8?q?Andr=C3=A9?=", "x =?utf-8?b?w6k=?= y", "Søren Ünal", "nbsp\u{A0}here",
         "nel\u{85}here", "Ελληνικά κείμενο", "Анна Петрова", "田中 花子", "ひらがな カタカナ", "コーヒー", "김민준",
         "space then mark \u{301}e", "e\u{301} composed", "emoji 📰 news", "flag 🇯🇵", "ideographic\u{3000}space",
-        "Cyrillic mark \u{483}x", "", "   ",
+        "Cyrillic mark \u{483}x", "", "   ", "single spaces only", "double  space", " lead", "trail ", "a=b?c",
+        "ends with =", "=?", "x?=y", "alice@example.com", "x",
     ])
     func sameAsTheCharacterWalk(text: String) {
         let raw = Array(text.utf8)
