@@ -37,13 +37,43 @@ enum EmailJSON {
 
     /// `2023-12-01T00:22:30Z`: the moment in UTC, to the second.
     static func timestamp(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        appendTimestamp(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``timestamp(_:)``'s bytes, appended digit by digit (a listing writes one per message; no
+    /// character of it needs escaping in JSON).
+    static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
         let time = CivilTime(date)
-        func pad(_ number: Int, _ digits: Int) -> String {
-            let text = String(number)
-            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        // `number` in decimal, zeros in front up to `digits` characters (as String(number) padded).
+        func pad(_ number: Int, _ digits: Int) {
+            let magnitude = number.magnitude
+            var divisor: UInt = 1
+            var length = number < 0 ? 2 : 1
+            while magnitude / divisor >= 10 {
+                divisor *= 10
+                length += 1
+            }
+            for _ in length..<max(digits, length) { bytes.append(UInt8(ascii: "0")) }
+            if number < 0 { bytes.append(UInt8(ascii: "-")) }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
+            }
         }
-        return "\(pad(time.year, 4))-\(pad(time.month, 2))-\(pad(time.day, 2))T"
-            + "\(pad(time.hour, 2)):\(pad(time.minute, 2)):\(pad(time.second, 2))Z"
+        pad(time.year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        pad(time.month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        pad(time.day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        pad(time.hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        pad(time.minute, 2)
+        bytes.append(UInt8(ascii: ":"))
+        pad(time.second, 2)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Every email as a line.
@@ -86,7 +116,9 @@ enum EmailJSON {
         key(#"],"subject":"#)
         JSONWriter.writeString(email.subject, into: &bytes)
         key(#","date":"#)
-        JSONWriter.writeString(timestamp(email.date), into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        appendTimestamp(email.date, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
         key(#","preview":"#)
         JSONWriter.writeString(email.preview, into: &bytes)
         key(email.isRead ? #","read":true,"pinned":"# : #","read":false,"pinned":"#)

@@ -25,6 +25,10 @@ import Testing
     @Test func timestampsAndRowDates() {
         #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: 1_701_390_150)) == "2023-12-01T00:22:30Z")
         #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        // Four digits of year at least, zeros in front; more when the year has them.
+        #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00Z")
+        #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: -59_011_459_201)) == "0099-12-31T23:59:59Z")
+        #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
         let now = Date(timeIntervalSince1970: 1_710_504_000)  // 2024-03-15 12:00 UTC
         let utc = TimeZone(identifier: "UTC")!
         #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_511_500), now: now, timeZone: utc) == "14:05")
