@@ -16,26 +16,26 @@ public struct FetchResponse: Hashable, Sendable {
 
     /// The UID, when sent.
     public var uid: UInt32? {
-        for case .uid(let value) in attributes { return value }
+        for index in attributes.indices { if case .uid(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// The flags, when sent.
     public var flags: [Flag]? {
-        for case .flags(let value) in attributes { return value }
+        for index in attributes.indices { if case .flags(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// The envelope, when sent.
     public var envelope: Envelope? {
-        for case .envelope(let value) in attributes { return value }
+        for index in attributes.indices { if case .envelope(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// The BODYSTRUCTURE (or BODY) value, when sent.
     public var bodyStructure: BodyStructure? {
-        for attribute in attributes {
-            switch attribute {
+        for index in attributes.indices {
+            switch attributes[index] {
             case .bodyStructure(let value), .body(let value): return value
             default: continue
             }
@@ -45,31 +45,35 @@ public struct FetchResponse: Hashable, Sendable {
 
     /// INTERNALDATE, when sent.
     public var internalDate: IMAPDateTime? {
-        for case .internalDate(let value) in attributes { return value }
+        for index in attributes.indices { if case .internalDate(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// RFC822.SIZE, when sent.
     public var size: UInt64? {
-        for case .rfc822Size(let value) in attributes { return value }
+        for index in attributes.indices { if case .rfc822Size(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// MODSEQ, when sent.
     public var modificationSequence: UInt64? {
-        for case .modificationSequence(let value) in attributes { return value }
+        for index in attributes.indices {
+            if case .modificationSequence(let value) = attributes[index] { return value }
+        }
         return nil
     }
 
     /// PREVIEW, when sent (nil also when the server sent NIL).
     public var preview: ByteString? {
-        for case .preview(let value) in attributes { return value }
+        for index in attributes.indices { if case .preview(let value) = attributes[index] { return value } }
         return nil
     }
 
     /// The bytes of `BODY[section]` (any origin), when sent.
     public func bodySection(_ section: SectionSpecifier) -> ByteString? {
-        for case .bodySection(section, _, let data) in attributes { return data }
+        for index in attributes.indices {
+            if case .bodySection(section, _, let data) = attributes[index] { return data }
+        }
         return nil
     }
 }
