@@ -35,11 +35,22 @@ public struct MessageSummary: Hashable, Sendable {
     public var hasAttachment: Bool { bodyStructure.map(Self.hasAttachment) ?? false }
 
     /// Sets ``decoded`` from the envelope, BODYSTRUCTURE, preview, size and flags.
+    ///
+    /// The envelope's fields are decoded where they lie in the parsed response, by the same
+    /// MailMIME decoders ``MailSummary/init(envelope:preview:hasAttachment:size:flags:)`` uses
+    /// (no copy of them into a ``MailEnvelope`` first).
     public mutating func decode() {
+        func people(_ addresses: [Address]?) -> [MailSummary.Person] {
+            (addresses ?? []).compactMap { address in
+                MailSummary.Person(
+                    name: address.name?.bytes, mailbox: address.mailbox?.bytes, host: address.host?.bytes)
+            }
+        }
         decoded = MailSummary(
-            envelope: envelope.map(Self.mailEnvelope) ?? MailEnvelope(), preview: preview ?? "",
-            hasAttachment: hasAttachment, size: size.map { Int(clamping: $0) } ?? 0,
-            flags: flags.map(\.rawValue))
+            subject: envelope?.subject.map { MailSummary.decodedText($0.bytes) } ?? "", from: people(envelope?.from),
+            to: people(envelope?.to), cc: people(envelope?.cc),
+            date: envelope?.date.flatMap { MailSummary.decodedDate($0.bytes) }, preview: preview ?? "",
+            hasAttachment: hasAttachment, size: size.map { Int(clamping: $0) } ?? 0, flags: flags.map(\.rawValue))
     }
 
     /// The raw fields of an ENVELOPE, for MailMIME's decoders.

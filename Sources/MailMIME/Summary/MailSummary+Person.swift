@@ -25,15 +25,22 @@ extension MailSummary {
         /// the server's markers for missing parts (`MISSING_MAILBOX`, `MISSING_DOMAIN`,
         /// `SYNTAX_ERROR`) left out of the address; nil for a group marker (no host).
         public init?(envelopeAddress address: MailEnvelope.Address) {
-            guard let host = address.host else { return nil }
-            var mailbox = address.mailbox.map { MailSummary.decodedText($0) } ?? ""
+            self.init(name: address.name?[...], mailbox: address.mailbox?[...], host: address.host?[...])
+        }
+
+        /// The person of an address's raw parts, as an IMAP ENVELOPE carries them (slices of the
+        /// parsed response: nothing is copied out first); the same decoding as
+        /// ``init(envelopeAddress:)``.
+        public init?(name: ArraySlice<UInt8>?, mailbox: ArraySlice<UInt8>?, host: ArraySlice<UInt8>?) {
+            guard let host else { return nil }
+            var address = mailbox.map { MailSummary.decodedText($0) } ?? ""
             let domain = MailSummary.decodedText(host)
-            if mailbox == "MISSING_MAILBOX" { mailbox = "" }
+            if address == "MISSING_MAILBOX" { address = "" }
             if domain != "MISSING_DOMAIN", domain != "SYNTAX_ERROR", !domain.isEmpty {
-                if !mailbox.isEmpty { mailbox += "@" }
-                mailbox += domain
+                if !address.isEmpty { address += "@" }
+                address += domain
             }
-            self.init(name: address.name.map { MailSummary.decodedText($0) }, address: mailbox)
+            self.init(name: name.map { MailSummary.decodedText($0) }, address: address)
         }
 
         /// The initials for a name and address, upper-cased, at most two letters:

@@ -77,7 +77,13 @@ public struct MailSummary: Hashable, Sendable {
     /// ```
     /// MailSummary.decodedText(Array("=?iso-8859-1?q?R=E9union?=  lundi".utf8))   // "Réunion lundi"
     /// ```
-    public static func decodedText(_ raw: some Collection<UInt8>) -> String {
+    public static func decodedText(_ raw: some Collection<UInt8>) -> String { text(raw) }
+
+    /// ``decodedText(_:)`` of a slice (of a parsed response), compiled here for slices: the
+    /// generic form called from another module is not specialized, and runs several times slower.
+    public static func decodedText(_ raw: ArraySlice<UInt8>) -> String { text(raw) }
+
+    private static func text(_ raw: some Collection<UInt8>) -> String {
         if let plain = collapsedASCII(raw) { return plain }
         let text = Charset.decode(raw, charset: "unknown-8bit") ?? String(decoding: raw, as: UTF8.self)
         let decoded = EncodedWords.decode(text)
@@ -187,6 +193,9 @@ public struct MailSummary: Hashable, Sendable {
     public static func decodedDate(_ raw: some Collection<UInt8>) -> ParsedDate? {
         DateHeader.parse(bytes: raw)
     }
+
+    /// ``decodedDate(_:)`` of a slice, compiled here for slices (as the slice form of `decodedText`).
+    public static func decodedDate(_ raw: ArraySlice<UInt8>) -> ParsedDate? { DateHeader.parse(bytes: raw) }
 
     /// The people of an envelope address list: mailboxes only, group markers left out.
     public static func people(_ addresses: [MailEnvelope.Address]) -> [Person] {

@@ -1,0 +1,39 @@
+import IMAPCore
+import MailMIME
+import TestSupport
+import Testing
+
+@testable import IMAPClient
+
+/// `MessageSummary.decode()` reads the envelope where the parser left it; it must decode exactly
+/// as MailMIME's `MailSummary(envelope:...)` does from the same fields copied into a
+/// `MailEnvelope` (the decoders are shared; only the copy is skipped).
+@Suite(.hangGuard) struct SummaryDecodingTests {
+    static let envelopes = [
+        #"("Mon, 25 Nov 2024 07:31:37 -0000" "Plain subject" (("Grace Jones" NIL "grace" "apple.com")) NIL NIL ((NIL NIL "alice" "example.com")("Bob  B." NIL "bob" "example.com")) NIL NIL NIL "<1@x>")"#,
+        #"("Tue, 1 Oct 2024 10:00:00 +0200" "=?utf-8?q?R=C3=A9union?=  de  lundi " (("=?iso-8859-1?q?Andr=E9?=" NIL "andre" "example.fr")) NIL NIL NIL (("Cc Person" NIL "cc" "example.com")) NIL NIL NIL)"#,
+        #"(NIL NIL NIL NIL NIL ((NIL NIL "team" NIL)(" Alice " NIL "alice" "example.com")(NIL NIL NIL NIL)) NIL NIL NIL NIL)"#,
+        #"("not a date" " lead" ((NIL NIL "MISSING_MAILBOX" "example.com")(NIL NIL "x" "MISSING_DOMAIN")(NIL NIL "y" "SYNTAX_ERROR")) NIL NIL ((NIL NIL NIL "host.only")) NIL NIL NIL NIL)"#,
+        #"("Wed, 2 Dec 2026 15:00:00 +0900" "=?utf-8?b?5pys5pel44Gu5LqI5a6a?=" (("田中 花子" NIL "hanako" "example.jp")) NIL NIL (("=?utf-8?q?a?= =?utf-8?q?b?=" NIL "ab" "example.com")) NIL NIL NIL NIL)"#,
+    ]
+
+    @Test(arguments: envelopes)
+    func decodingInPlaceEqualsDecodingAMailEnvelope(envelopeText: String) throws {
+        var parser = ResponseParser()
+        parser.append(Array("* 1 FETCH (UID 9 FLAGS (\\Seen) RFC822.SIZE 321 ENVELOPE \(envelopeText))\r\n".utf8))
+        guard case .untagged(.fetch(let fetch))? = try parser.next(), let envelope = fetch.envelope else {
+            Issue.record("the test response did not parse as a FETCH with an ENVELOPE")
+            return
+        }
+        var summary = MessageSummary(uid: 9, flags: fetch.flags ?? [])
+        summary.envelope = envelope
+        summary.size = fetch.size
+        summary.preview = "the preview"
+        summary.decode()
+        let expected = MailSummary(
+            envelope: MessageSummary.mailEnvelope(envelope), preview: "the preview", hasAttachment: false, size: 321,
+            flags: ["\\Seen"])
+        #expect(summary.decoded == expected)
+        #expect(!summary.decoded.from.isEmpty || !summary.decoded.to.isEmpty)
+    }
+}
