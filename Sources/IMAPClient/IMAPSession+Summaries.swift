@@ -84,11 +84,19 @@ public struct MessageSummary: Hashable, Sendable {
         case .multipart(let multipart): return multipart.parts.contains(where: hasAttachment)
         case .singlepart(let part):
             let disposition = part.extension?.disposition
-            // RFC 2231 sections arrive joined as `filename*` or one by one as `filename*0`.
-            func named(_ name: String, in parameters: [BodyParameter]) -> String? {
+            // RFC 2231 sections arrive joined as `filename*` or one by one as `filename*0`. The
+            // key is compared byte by byte, ASCII case folded (no String is made of each key).
+            func named(_ name: StaticString, in parameters: [BodyParameter]) -> String? {
                 parameters.first { parameter in
-                    let key = parameter.name.string.lowercased()
-                    return key == name || key.hasPrefix(name + "*")
+                    let key = parameter.name.bytes
+                    let length = name.utf8CodeUnitCount
+                    guard key.count >= length else { return false }
+                    let matches = name.withUTF8Buffer { wanted in
+                        zip(key.prefix(length), wanted).allSatisfy { byte, expected in
+                            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
+                        }
+                    }
+                    return matches && (key.count == length || key[key.startIndex + length] == UInt8(ascii: "*"))
                 }?.value.string
             }
             let fileName =

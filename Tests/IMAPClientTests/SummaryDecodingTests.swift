@@ -36,4 +36,30 @@ import Testing
         #expect(summary.decoded == expected)
         #expect(!summary.decoded.from.isEmpty || !summary.decoded.to.isEmpty)
     }
+
+    /// A part other than text is an attachment when it has a file name: `filename` of the
+    /// disposition or `name` of the type, in any case, or their RFC 2231 forms (`name*`,
+    /// `filename*0`); a longer key that only starts with the name is not one.
+    @Test(arguments: [
+        (#"("IMAGE" "PNG" ("NAME" "a.png") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, true),
+        (#"("IMAGE" "PNG" ("name*" "a.png") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, true),
+        (#"("IMAGE" "PNG" ("Name*0" "a.png") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, true),
+        (#"("IMAGE" "PNG" ("NAMEX" "a.png") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, false),
+        (#"("IMAGE" "PNG" ("NAM" "a.png") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, false),
+        (#"("IMAGE" "PNG" ("NAME" "") NIL NIL "BASE64" 10 NIL NIL NIL NIL)"#, false),
+        (#"("IMAGE" "PNG" NIL NIL NIL "BASE64" 10 NIL ("INLINE" ("FILENAME*1" "x.png")) NIL NIL)"#, true),
+        (#"("IMAGE" "PNG" NIL NIL NIL "BASE64" 10 NIL ("INLINE" ("FileName" "x.png")) NIL NIL)"#, true),
+        (#"("IMAGE" "PNG" NIL NIL NIL "BASE64" 10 NIL ("INLINE" ("FILENAMES" "x.png")) NIL NIL)"#, false),
+        (#"("TEXT" "PLAIN" ("NAME" "a.txt") NIL NIL "7BIT" 10 1 NIL NIL NIL NIL)"#, false),
+        (#"("TEXT" "PLAIN" NIL NIL NIL "7BIT" 10 1 NIL ("ATTACHMENT" NIL) NIL NIL)"#, true),
+    ])
+    func attachmentsByTheirFileNames(structure: String, expected: Bool) throws {
+        var parser = ResponseParser()
+        parser.append(Array("* 1 FETCH (UID 9 BODYSTRUCTURE \(structure))\r\n".utf8))
+        guard case .untagged(.fetch(let fetch))? = try parser.next(), let body = fetch.bodyStructure else {
+            Issue.record("the test response did not parse as a FETCH with a BODYSTRUCTURE")
+            return
+        }
+        #expect(MessageSummary.hasAttachment(body) == expected)
+    }
 }
