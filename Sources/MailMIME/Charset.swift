@@ -222,8 +222,10 @@ public enum Charset {
 
     /// How to decode the charset named `key` (a normalized name).
     private static func method(for key: String) -> Method {
+        // The name as it is first (`utf-8`, in nearly every encoded word): no variants to make.
+        if let method = aliases[key] { return method }
         let names = variants(of: key)
-        for name in names {
+        for name in names.dropFirst() {
             if let method = aliases[name] { return method }
         }
         return .iconv(names)
