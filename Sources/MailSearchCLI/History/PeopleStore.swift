@@ -23,12 +23,12 @@ struct PeopleStore {
     /// counted again.
     static let seenCapacity = 10_000
 
-    fileprivate struct File: Codable, Sendable {
+    fileprivate struct File: Sendable {
         var version = 1
         var accounts: [String: Account] = [:]
     }
 
-    fileprivate struct Account: Codable, Sendable {
+    fileprivate struct Account: Sendable {
         var people: [String: Int] = [:]
         var seen: [String] = []
     }
@@ -97,15 +97,7 @@ struct PeopleStore {
             entry.people = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
         }
         file.accounts[account] = entry
-        let bytes: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            bytes = Array(try encoder.encode(file))
-        } catch {
-            throw CommandFailure("cannot encode \(path): \(error)")
-        }
-        try AtomicFile.write(bytes, to: path)
+        try AtomicFile.write(file.encoded(), to: path)
     }
 
     private func currentStamp() -> FileStamp? {
@@ -118,8 +110,55 @@ struct PeopleStore {
 
     private func load() -> File {
         guard let data = FileManager.default.contents(atPath: path),
-            let file = try? JSONDecoder().decode(File.self, from: data), file.version == 1
+            let value = try? JSONReader.parse(Array(data)), let file = File(json: value), file.version == 1
         else { return File() }
         return file
+    }
+}
+
+extension PeopleStore.File {
+    /// The file from its JSON: every key of the format there with its type (other keys are
+    /// ignored); nil when one is missing or of another type.
+    fileprivate init?(json: JSONValue) {
+        guard case .object(let root) = json, case .integer(let version)? = root["version"],
+            case .object(let accounts)? = root["accounts"]
+        else { return nil }
+        self.version = Int(clamping: version)
+        for member in accounts.members {
+            guard let account = PeopleStore.Account(json: member.value) else { return nil }
+            self.accounts[member.key] = account
+        }
+    }
+
+    /// The JSON of the file, keys sorted (stable from one save to the next).
+    fileprivate func encoded() -> [UInt8] {
+        var accountsObject = JSONObject()
+        for key in accounts.keys.sorted() {
+            guard let account = accounts[key] else { continue }
+            var people = JSONObject()
+            for name in account.people.keys.sorted() { people.append(name, .integer(Int64(account.people[name] ?? 0))) }
+            accountsObject.append(
+                key, .object(["people": .object(people), "seen": .array(account.seen.map { .string($0) })]))
+        }
+        var bytes: [UInt8] = []
+        JSONWriter.write(
+            .object(["accounts": .object(accountsObject), "version": .integer(Int64(version))]), into: &bytes)
+        return bytes
+    }
+}
+
+extension PeopleStore.Account {
+    fileprivate init?(json: JSONValue) {
+        guard case .object(let object) = json, case .object(let people)? = object["people"],
+            case .array(let seen)? = object["seen"]
+        else { return nil }
+        for member in people.members {
+            guard case .integer(let count) = member.value else { return nil }
+            self.people[member.key] = Int(clamping: count)
+        }
+        for element in seen {
+            guard case .string(let identity) = element else { return nil }
+            self.seen.append(identity)
+        }
     }
 }
