@@ -176,3 +176,49 @@ import Testing
         #expect(MailboxName(wire: "INBOX.Sent") != .inbox)
     }
 }
+
+/// A quote, backslash, CR, LF or NUL at any position of strings of every length up to 40 ends
+/// or breaks a quoted string exactly where it should.
+@Suite struct QuotedStringTests {
+    static func parse(_ bytes: [UInt8]) -> Result<[UInt8], IMAPParseError> {
+        var cursor = ByteCursor(bytes)
+        do throws(IMAPParseError) {
+            return .success(Array(try cursor.parseQuoted().bytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test func everyLengthAndEveryPositionOfASpecialByte() throws {
+        for length in 0...40 {
+            let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            // Closed: the content comes back whole, and what follows the quote is not read.
+            #expect(try Self.parse([0x22] + plain + [0x22, 0x22, 0x41]).get() == plain, "length \(length)")
+            // Not closed.
+            #expect((try? Self.parse([0x22] + plain).get()) == nil, "length \(length) unclosed")
+            for position in 0..<length {
+                var text = plain
+                // An escaped quote: kept as a quote, the string goes on.
+                text.replaceSubrange(position..<position + 1, with: [0x5C, 0x22])
+                var expected = plain
+                expected[position] = 0x22
+                #expect(try Self.parse([0x22] + text + [0x22]).get() == expected, "escape at \(position)/\(length)")
+                // A quote ends the string there.
+                var cut = plain
+                cut[position] = 0x22
+                #expect(try Self.parse([0x22] + cut + [0x22]).get() == Array(plain[..<position]))
+                // CR, LF and NUL are refused wherever they are.
+                for refused: UInt8 in [0x0D, 0x0A, 0x00] {
+                    var bad = plain
+                    bad[position] = refused
+                    #expect(
+                        (try? Self.parse([0x22] + bad + [0x22]).get()) == nil, "\(refused) at \(position)/\(length)")
+                }
+                // Other bytes, 8-bit ones too, are content.
+                var high = plain
+                high[position] = 0xE9
+                #expect(try Self.parse([0x22] + high + [0x22]).get() == high)
+            }
+        }
+    }
+}
