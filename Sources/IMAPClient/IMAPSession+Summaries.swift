@@ -41,10 +41,17 @@ public struct MessageSummary: Hashable, Sendable {
     /// (no copy of them into a ``MailEnvelope`` first).
     public mutating func decode() {
         func people(_ addresses: [Address]?) -> [MailSummary.Person] {
-            (addresses ?? []).compactMap { address in
-                MailSummary.Person(
+            guard let addresses, !addresses.isEmpty else { return [] }
+            var people: [MailSummary.Person] = []
+            people.reserveCapacity(addresses.count)
+            for address in addresses {
+                if let person = MailSummary.Person(
                     name: address.name?.bytes, mailbox: address.mailbox?.bytes, host: address.host?.bytes)
+                {
+                    people.append(person)
+                }
             }
+            return people
         }
         decoded = MailSummary(
             subject: envelope?.subject.map { MailSummary.decodedText($0.bytes) } ?? "", from: people(envelope?.from),

@@ -158,6 +158,7 @@ public enum DateHeader {
     /// Words (lowercased), numbers and punctuation; comments and white space dropped.
     private static func tokenize(_ bytes: [UInt8]) -> [Token] {
         var tokens: [Token] = []
+        tokens.reserveCapacity(16)
         var index = 0
         var depth = 0
         while index < bytes.count, tokens.count < 64 {
@@ -181,14 +182,20 @@ public enum DateHeader {
                 tokens.append(.number(value, digits: digits))
                 continue
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                var word: [UInt8] = []
+                let start = index
                 while index < bytes.count, bytes[index] | 0x20 >= UInt8(ascii: "a"),
                     bytes[index] | 0x20 <= UInt8(ascii: "z")
                 {
-                    if word.count < 16 { word.append(bytes[index] | 0x20) }
                     index += 1
                 }
-                tokens.append(.word(String(decoding: word, as: UTF8.self)))
+                // At most 16 letters, lower-cased; a word of up to 15 is a small String (no
+                // allocation).
+                let length = min(index - start, 16)
+                let word = String(unsafeUninitializedCapacity: length) { buffer in
+                    for offset in 0..<length { buffer[offset] = bytes[start + offset] | 0x20 }
+                    return length
+                }
+                tokens.append(.word(word))
                 continue
             case UInt8(ascii: "("): depth = 1
             case UInt8(ascii: ":"): tokens.append(.colon)

@@ -5,7 +5,9 @@ extension ByteCursor {
     public mutating func parseMessageAttributes() throws(IMAPParseError) -> [MessageAttribute] {
         try expect(UInt8(ascii: "("))
         var attributes: [MessageAttribute] = []
-        attributes.reserveCapacity(6)
+        // A list's summary asks for eight (UID FLAGS INTERNALDATE RFC822.SIZE PREVIEW MODSEQ
+        // ENVELOPE BODYSTRUCTURE): room for them at once, not six and then twelve.
+        attributes.reserveCapacity(8)
         skipSpaces()
         while !consume(UInt8(ascii: ")")) {
             attributes.append(try parseMessageAttribute())
