@@ -301,6 +301,23 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
                                     replyTo: [Address(name: "Grace Jones", mailbox: "grace.jones", host: "apple.cox")],
                                     to: [address]))
                         ])))),
+        // The same with the one different byte early in the list (the comparison goes eight
+        // bytes at a time, then byte by byte): in sender's first word, in reply-to's second.
+        .init(
+            wire: "* 8 FETCH (ENVELOPE (\"d\" \"s\" ((\"Grace Jones\" NIL \"grace.jones\" \"apple.com\")) "
+                + "((\"Brace Jones\" NIL \"grace.jones\" \"apple.com\")) ((\"Grace Janes\" NIL \"grace.jones\" \"apple.com\")) "
+                + "NIL NIL NIL NIL NIL))\r\n",
+            expected: .untagged(
+                .fetch(
+                    FetchResponse(
+                        sequenceNumber: 8,
+                        attributes: [
+                            .envelope(
+                                Envelope(
+                                    date: "d", subject: "s", from: [address],
+                                    sender: [Address(name: "Brace Jones", mailbox: "grace.jones", host: "apple.com")],
+                                    replyTo: [Address(name: "Grace Janes", mailbox: "grace.jones", host: "apple.com")]))
+                        ])))),
         .init(
             wire: "* 7 FETCH (ENVELOPE (NIL NIL ((\"A\" NIL \"a\" \"x\")) "
                 + "((\"A\" NIL \"a\" \"x\")(\"B\" NIL \"b\" \"y\")) ((\"A\" NIL \"a\" \"x\")) NIL NIL NIL NIL NIL))\r\n",

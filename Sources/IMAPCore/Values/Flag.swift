@@ -54,13 +54,26 @@ extension ByteCursor {
         let bytes = try parseLooseAtom()
         if bytes.first == UInt8(ascii: "\\") {
             // Fast path for the common system flags: no lowercasing or search.
+            // The bytes against a literal's (comparing with a String's UTF8View cost more than
+            // parsing the whole flag list).
+            func equals(_ literal: StaticString) -> Bool {
+                literal.withUTF8Buffer { expected in
+                    guard expected.count == bytes.count else { return false }
+                    var position = bytes.startIndex
+                    for byte in expected {
+                        guard bytes[position] == byte else { return false }
+                        position += 1
+                    }
+                    return true
+                }
+            }
             switch bytes.count {
-            case 5 where bytes.last == UInt8(ascii: "n") && bytes.elementsEqual("\\Seen".utf8): return .seen
-            case 8 where bytes.elementsEqual("\\Flagged".utf8): return .flagged
-            case 9 where bytes.elementsEqual("\\Answered".utf8): return .answered
-            case 8 where bytes.elementsEqual("\\Deleted".utf8): return .deleted
-            case 6 where bytes.elementsEqual("\\Draft".utf8): return .draft
-            case 7 where bytes.elementsEqual("\\Recent".utf8): return .recent
+            case 5 where bytes.last == UInt8(ascii: "n") && equals("\\Seen"): return .seen
+            case 8 where equals("\\Flagged"): return .flagged
+            case 9 where equals("\\Answered"): return .answered
+            case 8 where equals("\\Deleted"): return .deleted
+            case 6 where equals("\\Draft"): return .draft
+            case 7 where equals("\\Recent"): return .recent
             default: break
             }
         }

@@ -231,7 +231,25 @@ extension ByteCursor {
     mutating func consumeRepeat(of earlier: Range<Int>) -> Bool {
         let count = earlier.count
         guard count > 0, index + count < endIndex, storage[index + count] == UInt8(ascii: " ") else { return false }
-        guard storage[earlier].elementsEqual(storage[index..<index + count]) else { return false }
+        // Eight bytes at a time: comparing the two slices element by element cost more than
+        // parsing the list.
+        let start = index
+        let equal = storage.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            var offset = 0
+            while offset + 8 <= count {
+                let left = (base + earlier.lowerBound + offset).loadUnaligned(as: UInt64.self)
+                let right = (base + start + offset).loadUnaligned(as: UInt64.self)
+                guard left == right else { return false }
+                offset += 8
+            }
+            while offset < count {
+                guard bytes[earlier.lowerBound + offset] == bytes[start + offset] else { return false }
+                offset += 1
+            }
+            return true
+        }
+        guard equal else { return false }
         index += count
         return true
     }
