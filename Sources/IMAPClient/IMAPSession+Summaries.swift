@@ -60,29 +60,6 @@ public struct MessageSummary: Hashable, Sendable {
             hasAttachment: hasAttachment, size: size.map { Int(clamping: $0) } ?? 0, flags: flags.map(\.rawValue))
     }
 
-    /// The raw fields of an ENVELOPE, for MailMIME's decoders.
-    static func mailEnvelope(_ envelope: Envelope) -> MailEnvelope {
-        func bytes(_ string: ByteString?) -> [UInt8]? { string.map { Array($0.bytes) } }
-        func addresses(_ list: [Address]) -> [MailEnvelope.Address] {
-            list.map {
-                MailEnvelope.Address(
-                    name: bytes($0.name), route: bytes($0.adl), mailbox: bytes($0.mailbox), host: bytes($0.host))
-            }
-        }
-        var result = MailEnvelope()
-        result.date = bytes(envelope.date)
-        result.subject = bytes(envelope.subject)
-        result.from = addresses(envelope.from)
-        result.sender = addresses(envelope.sender)
-        result.replyTo = addresses(envelope.replyTo)
-        result.to = addresses(envelope.to)
-        result.cc = addresses(envelope.cc)
-        result.bcc = addresses(envelope.bcc)
-        result.inReplyTo = bytes(envelope.inReplyTo)
-        result.messageID = bytes(envelope.messageID)
-        return result
-    }
-
     /// Whether a part of `structure` is an attachment (``AttachmentRule``), looking into
     /// encapsulated messages.
     static func hasAttachment(_ structure: BodyStructure) -> Bool {

@@ -190,10 +190,7 @@ public actor IMAPSession {
     func send(_ command: Command, claim: CommandClaim = .nothing) {
         guard machine.failure == nil else { return }
         nextID += 1
-        let request = CommandRequest(
-            command: command, claim: claim, streams: false, streamGroup: nil, expectedMailbox: nil,
-            answersChallenges: false)
-        perform(machine.enqueue(nextID, request, now: .now))
+        perform(machine.enqueue(nextID, CommandRequest(command: command, claim: claim), now: .now))
     }
 
     private func cancel(_ id: CommandID) {

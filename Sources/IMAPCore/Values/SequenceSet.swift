@@ -117,10 +117,14 @@ public struct SequenceSet: Hashable, Sendable, CustomStringConvertible {
     /// resolved against `largest`, and the ranges of plain numbers before it are searched by
     /// halves (a window of 1,000 scattered UIDs is asked for every FETCH response).
     public func contains(_ value: UInt32, largest: UInt32 = .max) -> Bool {
+        func holds(_ range: SequenceRange) -> Bool {
+            let first = range.first.resolved(largest: largest)
+            let last = range.last.resolved(largest: largest)
+            return value >= min(first, last) && value <= max(first, last)
+        }
         var count = ranges.count
         if let final = ranges.last, final.last == .last {
-            let first = final.first.resolved(largest: largest)
-            if value >= min(first, largest) && value <= max(first, largest) { return true }
+            if holds(final) { return true }
             count -= 1
         }
         var low = 0
@@ -129,11 +133,7 @@ public struct SequenceSet: Hashable, Sendable, CustomStringConvertible {
             let middle = (low + high) / 2
             guard case .number(let first) = ranges[middle].first, case .number(let last) = ranges[middle].last else {
                 // Not reached (`*` sorts after every number); if it were, look at every range.
-                return ranges.contains { range in
-                    let first = range.first.resolved(largest: largest)
-                    let last = range.last.resolved(largest: largest)
-                    return value >= min(first, last) && value <= max(first, last)
-                }
+                return ranges.contains(where: holds)
             }
             if value < first {
                 high = middle

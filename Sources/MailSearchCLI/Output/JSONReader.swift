@@ -63,7 +63,7 @@ enum JSONReader {
         mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {
             let length = word.utf8CodeUnitCount
             guard position + length <= bytes.count,
-                word.withUTF8Buffer({ Array($0) == Array(bytes[position..<position + length]) })
+                word.withUTF8Buffer({ $0.elementsEqual(bytes[position..<position + length]) })
             else { throw failure("not \(word)") }
             position += length
             return value
