@@ -3,8 +3,12 @@ import Glibc
 #endif
 
 /// Starts a detached thread that runs `body`. Connections use one each, so that blocking system
-/// calls and OpenSSL never run on the cooperative thread pool.
-func startIOThread(name: String, _ body: @escaping @Sendable () -> Void) throws(TransportError) {
+/// calls and OpenSSL never run on the cooperative thread pool; the command-line tool uses it for
+/// its blocking file and terminal work too (a plain pthread: a Foundation `Thread` costs several
+/// times as much to start).
+package func startIOThread(
+    name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void
+) throws(TransportError) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         let name: String
@@ -18,7 +22,7 @@ func startIOThread(name: String, _ body: @escaping @Sendable () -> Void) throws(
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setstacksize(&attributes, 512 * 1024)
+    pthread_attr_setstacksize(&attributes, stackSize)
     let result = pthread_create(
         &thread, &attributes,
         { raw in

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Synchronization
 
 /// Facts about the linked OpenSSL library.
 public enum OpenSSLLibrary {
@@ -22,26 +23,68 @@ public enum OpenSSLLibrary {
 
     private static let initialized: Bool = mailsearch_OpenSSL_initialize_without_atexit() == 1
 
-    /// Does OpenSSL's one-time work (reading its configuration, loading the default provider,
-    /// fetching the algorithms a TLS client context lists) on a thread of its own, and returns
-    /// when it is done.
+    /// Starts OpenSSL's one-time work (reading its configuration, loading the default provider,
+    /// fetching the algorithms a TLS client context lists) on a thread of its own, once per
+    /// process, and returns at once.
     ///
-    /// The first `SSL_CTX_new` of a process costs 2-5 ms; later ones about 0.2 ms. A short command
-    /// awaits this (as `async let`) beside its other start-up work, reading settings, files and
-    /// secrets, so that the context made for the connection is the cheap kind. Never on the
-    /// cooperative pool; safe to call more than once and beside any other OpenSSL use.
-    public static func warmUp() async {
-        initialize()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            do throws(TransportError) {
-                try startIOThread(name: "tls-warm-up") {
-                    if let context = SSL_CTX_new(TLS_client_method()) { SSL_CTX_free(context) }
-                    continuation.resume()
-                }
-            } catch {
-                // No thread: the context made for the connection does the same work then.
-                continuation.resume()
-            }
+    /// The first `SSL_CTX_new` of a process costs 2-5 ms; later ones about 0.2 ms. The
+    /// command-line tool calls this as soon as it knows a command will connect, before it reads
+    /// its settings, files and secret, so that the context made for the connection is the cheap
+    /// kind. Never on the cooperative pool; safe beside any other OpenSSL use.
+    public static func beginWarmUp() {
+        let starts = warmUpState.withLock { state -> Bool in
+            guard case .notStarted = state else { return false }
+            state = .running([])
+            return true
         }
+        guard starts else { return }
+        do throws(TransportError) {
+            try startIOThread(name: "tls-warm-up") {
+                initialize()
+                if let context = SSL_CTX_new(TLS_client_method()) { SSL_CTX_free(context) }
+                finishWarmUp()
+            }
+        } catch {
+            // No thread: the context made for the connection does the same work then.
+            finishWarmUp()
+        }
+    }
+
+    /// Starts the warm-up if it has not started (``beginWarmUp()``) and returns when it is done.
+    public static func warmUp() async {
+        beginWarmUp()
+        await warmUpFinished()
+    }
+
+    /// Returns when a warm-up that has started is done; at once when none has started. A TLS
+    /// context waits here before its own `SSL_CTX_new`, which would otherwise repeat the same
+    /// first-time work beside the warm-up thread instead of taking its result.
+    static func warmUpFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = warmUpState.withLock { state -> Bool in
+                guard case .running(var waiting) = state else { return true }  // not started, or done
+                waiting.append(continuation)
+                state = .running(waiting)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private enum WarmUp {
+        case notStarted
+        case running([CheckedContinuation<Void, Never>])
+        case done
+    }
+
+    private static let warmUpState = Mutex(WarmUp.notStarted)
+
+    private static func finishWarmUp() {
+        let waiting = warmUpState.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard case .running(let waiting) = state else { return [] }
+            state = .done
+            return waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

@@ -16,6 +16,7 @@ final class TLSContext: @unchecked Sendable {
     /// A client context made on a thread of its own: loading the system trust store reads and
     /// parses the CA bundle from disk, which must not block the cooperative pool.
     static func client(_ configuration: ClientTLSConfiguration) async throws(TransportError) -> TLSContext {
+        await OpenSSLLibrary.warmUpFinished()
         let result: Result<TLSContext, TransportError> = await withCheckedContinuation { continuation in
             do throws(TransportError) {
                 try startIOThread(name: "tls-context") {

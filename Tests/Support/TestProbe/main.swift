@@ -14,13 +14,20 @@ case "openssl-exit":
     // Exits while other threads are busy in OpenSSL, as `mailsearch` does when a connection's I/O
     // thread is still freeing its TLS session: the process must end with status 0, not crash in
     // OpenSSL's clean-up (TransportTests.OpenSSLExitTests).
-    // Each loop says when it has made a context; once both have (OpenSSL is set up and both are
-    // making their next), the process exits under them.
+    // Each loop makes a TLS client context (on a thread of its own, for a connection to a port
+    // nobody listens on) and says so; once both have (OpenSSL is set up and both are making
+    // their next), the process exits under them. That the connection is refused is expected.
     let (made, maker) = AsyncStream<Void>.makeStream()
     for _ in 0..<2 {
         Task.detached {
             while true {
-                await OpenSSLLibrary.warmUp()
+                do {
+                    let connection = try await NetworkConnection.connect(
+                        host: "127.0.0.1", port: 9, security: .tls(ClientTLSConfiguration()))
+                    connection.close()
+                } catch {
+                    // Refused, as expected: the context is made before the connect.
+                }
                 maker.yield()
             }
         }
