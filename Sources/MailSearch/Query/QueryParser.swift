@@ -199,7 +199,9 @@ private struct Lexer {
     }
 
     static func normalized(_ scalars: String.UnicodeScalarView) -> String {
-        String(scalars).precomposedStringWithCanonicalMapping
+        // ASCII text is already in NFC; the Foundation call costs more than the whole parse.
+        if scalars.allSatisfy(\.isASCII) { return String(scalars) }
+        return String(scalars).precomposedStringWithCanonicalMapping
     }
 
     /// A run of characters up to a space, quote or parenthesis: an operator, `field:value` or a word.
