@@ -97,6 +97,10 @@ public struct CommandConfiguration: Hashable, Sendable {
     }
 }
 
+/// A command that opens the account (over TLS, unless told otherwise): the tool starts OpenSSL's
+/// one-time set-up on a thread of its own as soon as it has parsed one.
+protocol ConnectingCommand {}
+
 /// The environment a command runs in: where its output goes, where standard input comes from,
 /// and the environment variables. The real tool
 /// uses the process's descriptors and environment; tests capture the output in memory.

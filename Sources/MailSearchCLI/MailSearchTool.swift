@@ -1,3 +1,11 @@
+import Transport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `mailsearch` command line: finds the command the words name, parses its options, and runs
 /// it, turning every problem into one `error: ...` line on standard error and an exit code.
 ///
@@ -42,6 +50,8 @@ public struct MailSearchTool {
         case .done(let status):
             return status
         case .run(let instance):
+            // OpenSSL's set-up (a few milliseconds) runs beside reading settings and secrets.
+            if Self.connects(type(of: instance)) { OpenSSLLibrary.beginWarmUp() }
             do {
                 if let command = instance as? any AsyncParsableCommand {
                     try await command.run(context: context)
@@ -57,6 +67,23 @@ public struct MailSearchTool {
     }
 
     /// `message` with its line breaks turned into spaces: every error is one line.
+    /// Whether `command` opens the account (a ``ConnectingCommand``).
+    static func connects(_ command: any ParsableCommand.Type) -> Bool {
+        command is any ConnectingCommand.Type
+    }
+
+    /// Ends the process with `status` at once (`_exit`, not `exit`).
+    ///
+    /// Nothing is left to flush: the tool writes its output with write(2) as it goes (no stdio
+    /// buffer), and a command saves and syncs its files before it returns. What `exit` would add
+    /// is the C++ and Foundation runtimes' static destructors, about a millisecond of a short
+    /// command, and the `atexit` handler that restores a full-screen terminal, which this does
+    /// itself.
+    public static func end(_ status: ExitCode) -> Never {
+        RawTerminal.restoreActiveTerminal(matching: nil)
+        _exit(status.rawValue)
+    }
+
     static func oneLine(_ message: String) -> String {
         message.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
     }

@@ -11,4 +11,4 @@ import Darwin
 signal(SIGPIPE, SIG_IGN)
 let status = await MailSearchTool.standard().main(
     arguments: Array(CommandLine.arguments.dropFirst()), context: .standard())
-exit(status.rawValue)
+MailSearchTool.end(status)

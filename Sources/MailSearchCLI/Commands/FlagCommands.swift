@@ -69,7 +69,7 @@ enum FlagChange {
 }
 
 /// `mailsearch read <uid>...`: sets `\Seen`.
-public struct ReadCommand: AsyncParsableCommand {
+public struct ReadCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "read", abstract: "Mark messages read (sets \\Seen).", arguments: [FlagChange.uidArgument],
         options: AccountOptions.definitions)
@@ -86,7 +86,7 @@ public struct ReadCommand: AsyncParsableCommand {
 }
 
 /// `mailsearch unread <uid>...`: clears `\Seen`.
-public struct UnreadCommand: AsyncParsableCommand {
+public struct UnreadCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "unread", abstract: "Mark messages unread (clears \\Seen).", arguments: [FlagChange.uidArgument],
         options: AccountOptions.definitions)
@@ -103,7 +103,7 @@ public struct UnreadCommand: AsyncParsableCommand {
 }
 
 /// `mailsearch pin <uid>...`: sets the pin flag (`\Flagged`, or the configured keyword).
-public struct PinCommand: AsyncParsableCommand {
+public struct PinCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "pin", abstract: "Pin messages (sets the pin flag, \\Flagged by default).",
         arguments: [FlagChange.uidArgument], options: AccountOptions.definitions)
@@ -120,7 +120,7 @@ public struct PinCommand: AsyncParsableCommand {
 }
 
 /// `mailsearch unpin <uid>...`: clears the pin flag.
-public struct UnpinCommand: AsyncParsableCommand {
+public struct UnpinCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "unpin", abstract: "Unpin messages (clears the pin flag).", arguments: [FlagChange.uidArgument],
         options: AccountOptions.definitions)

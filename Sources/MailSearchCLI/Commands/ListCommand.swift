@@ -2,7 +2,7 @@ import MailSearch
 
 /// `mailsearch list`: the newest messages of the mailbox, pinned ones first (as the inbox shows
 /// them), with progress on a terminal when there are thousands.
-public struct ListCommand: AsyncParsableCommand {
+public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "list",
         abstract: "The newest messages, pinned ones first.",

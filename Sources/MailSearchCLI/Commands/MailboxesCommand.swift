@@ -1,7 +1,7 @@
 import MailSearch
 
 /// `mailsearch mailboxes`: every mailbox of the account with its message and unread counts.
-public struct MailboxesCommand: AsyncParsableCommand {
+public struct MailboxesCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "mailboxes",
         abstract: "The account's mailboxes with message and unread counts.",

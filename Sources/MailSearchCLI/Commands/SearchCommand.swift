@@ -4,7 +4,7 @@ import MailSearch
 /// `mailsearch search <query>`: the search runs on the server (UID SORT or SEARCH), newest
 /// first; the query is parsed before connecting (a query that does not parse exits 65 and
 /// nothing is sent), and recorded in the history once it was sent.
-public struct SearchCommand: AsyncParsableCommand {
+public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "search",
         abstract: "Search the mailbox on the server, newest first.",

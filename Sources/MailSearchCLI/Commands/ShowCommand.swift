@@ -2,7 +2,7 @@ import MailSearch
 
 /// `mailsearch show <uid>`: the headers and text body of one message, fetched with
 /// `BODY.PEEK[]`, so showing a message never marks it read.
-public struct ShowCommand: AsyncParsableCommand {
+public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "show",
         abstract: "Headers and the text body of one message; never marks it read.",

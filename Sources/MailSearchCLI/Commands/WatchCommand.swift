@@ -5,7 +5,7 @@ import MailSearch
 /// `mailsearch watch`: stays connected (IDLE, or NOOP polling where the server has no IDLE)
 /// and prints each change as it happens: new mail, expunges, flags changed by other clients. A
 /// dropped connection is re-established (and said so); Ctrl-C logs out and exits 0.
-public struct WatchCommand: AsyncParsableCommand {
+public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "watch",
         abstract: "Stay connected (IDLE) and print each change as it happens, until Ctrl-C.",

@@ -114,7 +114,7 @@ package final class RawTerminal: Sendable {
         }
     }
 
-    private static func restoreActiveTerminal(matching input: Int32?) {
+    static func restoreActiveTerminal(matching input: Int32?) {
         let saved = activeTerminal.withLock { active -> SavedTerminal? in
             guard let terminal = active, input == nil || terminal.input == input else { return nil }
             active = nil
