@@ -32,6 +32,7 @@ public enum OpenSSLLibrary {
     /// its settings, files and secret, so that the context made for the connection is the cheap
     /// kind. Never on the cooperative pool; safe beside any other OpenSSL use.
     public static func beginWarmUp() {
+        initialize()
         let starts = warmUpState.withLock { state -> Bool in
             guard case .notStarted = state else { return false }
             state = .running([])
@@ -40,7 +41,6 @@ public enum OpenSSLLibrary {
         guard starts else { return }
         do throws(TransportError) {
             try startIOThread(name: "tls-warm-up") {
-                initialize()
                 if let context = SSL_CTX_new(TLS_client_method()) { SSL_CTX_free(context) }
                 finishWarmUp()
             }
