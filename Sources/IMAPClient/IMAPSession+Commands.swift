@@ -10,6 +10,14 @@ extension IMAPSession {
     /// to a non-loopback host. Afterwards capabilities are refreshed, ID is sent when offered, and
     /// CONDSTORE and UTF8=ACCEPT are enabled when offered.
     public func login(_ credentials: Credentials) async throws(IMAPError) {
+        try await login(credentials, awaitingEnable: true)
+    }
+
+    /// Logs in; with `awaitingEnable` false, returns without waiting for ENABLE's answer, so that
+    /// a SELECT sent next goes out in the same flight (``select(_:readOnly:resynchronizing:)``
+    /// waits for the answer itself where the SELECT depends on it). Until then ``enabled`` may
+    /// not show what ENABLE turned on.
+    func login(_ credentials: Credentials, awaitingEnable: Bool) async throws(IMAPError) {
         guard !isAuthenticated else { return }
         guard connection.isTLS || connection.peerIsLoopback else {
             throw IMAPError(
@@ -51,7 +59,9 @@ extension IMAPSession {
         }
         let wanted = [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
         if capabilities.contains(.enable) && !wanted.isEmpty {
-            _ = try? await run(.enable(wanted), claim: .enabled)
+            // NO or BAD to ENABLE leaves the session as it was: no reason to fail the login.
+            sendEnable(wanted)
+            if awaitingEnable { await enableAnswered() }
         }
     }
 
@@ -114,12 +124,22 @@ extension IMAPSession {
     public func select(
         _ mailbox: MailboxName, readOnly: Bool = false, resynchronizing known: KnownMailboxState?
     ) async throws(IMAPError) -> (mailbox: SelectedMailbox, changes: [UntaggedResponse]) {
+        // A SELECT with QRESYNC parameters, or with a name UTF8=ACCEPT would change, waits for a
+        // pending ENABLE's answer; any other goes out behind it in the same flight, written as
+        // if ENABLE succeeded (it answers before the SELECT is read).
+        let requested = enableRequested
+        if (known != nil && requested.contains(.qresync))
+            || (requested.contains(.utf8Accept) && !mailbox.bytes.bytes.allSatisfy({ $0 < 0x80 }))
+        {
+            await enableAnswered()
+        }
+        let assumed = enabled.union(enableRequested)
         var parameters: [SelectParameter] = []
         if let known, enabled.contains(.qresync), let modseq = known.highestModificationSequence, modseq > 0 {
             var value = "(\(known.uidValidity) \(modseq)"
             if let uids = known.uids, !uids.isEmpty { value += " \(uids)" }
             parameters.append(.other(name: "QRESYNC", value: ByteString(value + ")")))
-        } else if capabilities.contains(.condstore) && !enabled.contains(.qresync) {
+        } else if capabilities.contains(.condstore) && !assumed.contains(.qresync) {
             parameters.append(.condStore)
         }
         if let known { machine.rememberUIDValidity(known.uidValidity, for: mailbox) }

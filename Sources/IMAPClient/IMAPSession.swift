@@ -39,6 +39,9 @@ public actor IMAPSession {
     private var closedByOwner = false
     /// Numbers the fetch streams whose windows may be in flight together.
     var nextStreamGroup: UInt64 = 0
+    /// An ENABLE a login sent without waiting for its answer (`login(_:awaitingEnable: false)`):
+    /// what it asked for, and who waits for the answer.
+    private var pendingEnable: (id: CommandID, requested: Set<Capability>, waiting: [CheckedContinuation<Void, Never>])?
     /// Set once the session has ended, readable without a suspension.
     let connectionEnded = Atomic<Bool>(false)
 
@@ -193,6 +196,25 @@ public actor IMAPSession {
         perform(machine.enqueue(nextID, CommandRequest(command: command, claim: claim), now: .now))
     }
 
+    /// Sends ENABLE without waiting for its answer; ``enableAnswered()`` waits for it.
+    func sendEnable(_ capabilities: [Capability]) {
+        guard machine.failure == nil else { return }
+        nextID += 1
+        pendingEnable = (nextID, Set(capabilities), [])
+        perform(machine.enqueue(nextID, CommandRequest(command: .enable(capabilities), claim: .enabled), now: .now))
+    }
+
+    /// What a pending ENABLE asked for (empty when none is pending).
+    var enableRequested: Set<Capability> { pendingEnable?.requested ?? [] }
+
+    /// Returns once a pending ENABLE is answered (or the session ended); at once when none is.
+    func enableAnswered() async {
+        guard pendingEnable != nil else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pendingEnable?.waiting.append(continuation)
+        }
+    }
+
     private func cancel(_ id: CommandID) {
         perform(machine.cancel(id, now: .now))
     }
@@ -242,6 +264,10 @@ public actor IMAPSession {
     private func resume(_ id: CommandID, _ result: Result<CommandOutcome, IMAPError>) {
         if let waiter = waiters.removeValue(forKey: id) {
             waiter.resume(with: result.mapError { $0 as any Error })
+        }
+        if let pending = pendingEnable, pending.id == id {
+            pendingEnable = nil
+            for waiting in pending.waiting { waiting.resume() }
         }
     }
 

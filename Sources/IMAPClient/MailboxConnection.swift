@@ -400,7 +400,8 @@ public actor MailboxConnection {
     private func establish(reporting: Bool) async throws(IMAPError) -> IMAPSession {
         let session = try await IMAPSession.connect(configuration)
         do {
-            try await session.login(credentials)
+            // ENABLE's answer is not awaited: the SELECT follows it in the same flight.
+            try await session.login(credentials, awaitingEnable: false)
             let (mailbox, changes) = try await session.select(self.mailbox, resynchronizing: known)
             var report = Resynchronization(
                 uidValidityChanged: false, expunged: nil, flags: [:], needsReload: false, mailbox: mailbox)

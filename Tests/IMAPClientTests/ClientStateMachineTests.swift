@@ -97,21 +97,66 @@ import Testing
         #expect(
             Self.writes(machine.enqueue(1, CommandRequest(command: .id(identity), claim: .identity), now: Self.now))
                 == ["M1 ID (\"name\" \"test\")\r\n"])
-        // ENABLE and SELECT go alone, but ID's answer changes nothing they depend on: ENABLE
-        // goes out with ID, and SELECT follows ENABLE's answer without waiting for ID's.
+        // ENABLE and SELECT go alone, but ID's answer changes nothing they depend on, and
+        // ENABLE's answer nothing a SELECT of INBOX without parameters is written with: all
+        // three go out in one flight.
         #expect(
             Self.writes(
                 machine.enqueue(2, CommandRequest(command: .enable([.qresync]), claim: .enabled), now: Self.now))
                 == ["M2 ENABLE QRESYNC\r\n"])
-        #expect(Self.writes(machine.enqueue(3, CommandRequest(command: .select("INBOX")), now: Self.now)).isEmpty)
+        #expect(
+            Self.writes(machine.enqueue(3, CommandRequest(command: .select("INBOX")), now: Self.now))
+                == ["M3 SELECT INBOX\r\n"])
         let enabled = Self.feed(&machine, "* ENABLED QRESYNC", "M2 OK enabled")
-        #expect(Self.writes(enabled) == ["M3 SELECT INBOX\r\n"])
+        #expect(Self.writes(enabled).isEmpty)
         #expect(machine.enabled == [.qresync])
         let answered = Self.feed(&machine, "* ID (\"name\" \"Dovecot\")", "M1 OK done", "* 2 EXISTS", "M3 OK done")
         #expect(Self.succeeded(enabled + answered) == [2, 1, 3])
+        #expect(machine.tracker?.mailbox.messageCount == 2)
         // Any other command in flight still holds an exclusive one back.
         _ = machine.enqueue(4, CommandRequest(command: .noop), now: Self.now)
         #expect(Self.writes(machine.enqueue(5, CommandRequest(command: .select("Archive")), now: Self.now)).isEmpty)
+    }
+
+    /// A SELECT follows an unanswered ENABLE only when ENABLE's answer cannot change its bytes:
+    /// a QRESYNC parameter (allowed only after ENABLED QRESYNC) or a name that is not ASCII
+    /// (UTF8=ACCEPT changes how names are written) waits, as does every other command.
+    @Test func enableHoldsBackWhatDependsOnItsAnswer() {
+        let qresync = SelectParameter.other(name: "QRESYNC", value: "(67890007 20)")
+        let cases: [(Command, Bool)] = [
+            (.select("INBOX"), true),
+            (.examine("Archive"), true),
+            (.select("INBOX", parameters: [.condStore]), true),
+            (.select("INBOX", parameters: [qresync]), false),
+            (.select(MailboxName(ByteString(Array("Entw\u{fc}rfe".utf8)))), false),
+            (.noop, false),
+            (.uidSearch(keys: [.all]), false),
+        ]
+        for (command, goes) in cases {
+            var machine = Self.machine([.imap4rev1, .enable, .condstore, .qresync, .utf8Accept])
+            let enable = CommandRequest(command: .enable([.qresync, .utf8Accept]), claim: .enabled)
+            _ = machine.enqueue(1, enable, now: Self.now)
+            let written = Self.writes(machine.enqueue(2, CommandRequest(command: command), now: Self.now))
+            #expect(written.count == (goes ? 1 : 0), "\(command)")
+            // Held back, it goes once ENABLE is answered.
+            let after = Self.writes(Self.feed(&machine, "* ENABLED QRESYNC UTF8=ACCEPT", "M1 OK enabled"))
+            #expect(after.count == (goes ? 0 : 1), "\(command)")
+        }
+    }
+
+    /// The ENABLED answer to an ENABLE sent just before a SELECT is ENABLE's, not the mailbox's.
+    @Test func enabledWhileASelectIsInFlightIsEnablesAnswer() {
+        var machine = Self.machine([.imap4rev1, .enable, .condstore, .qresync])
+        _ = machine.enqueue(1, CommandRequest(command: .enable([.qresync]), claim: .enabled), now: Self.now)
+        _ = machine.enqueue(2, CommandRequest(command: .select("INBOX")), now: Self.now)
+        let actions = Self.feed(
+            &machine, "* ENABLED QRESYNC", "M1 OK enabled", "* 3 EXISTS", "* OK [UIDVALIDITY 7] v", "M2 OK done")
+        let outcomes = actions.compactMap { if case .succeed(let id, let outcome) = $0 { (id, outcome) } else { nil } }
+        #expect(outcomes.map(\.0) == [1, 2])
+        #expect(outcomes.first?.1.untagged == [.enabled([.qresync])])
+        #expect(outcomes.last?.1.untagged.contains(.enabled([.qresync])) == false)
+        #expect(machine.enabled == [.qresync])
+        #expect(machine.tracker?.mailbox.messageCount == 3)
     }
 
     @Test func aSynchronizingLiteralWaitsForPlusAndNothingElseIsWrittenMeanwhile() {

@@ -567,6 +567,45 @@ enum Base64Check {
         server.stop()
     }
 
+    @Test func openingTheMailboxSendsENABLEAndSELECTInOneFlight() async throws {
+        // The server answers ENABLE only once SELECT has arrived: a client that waits for
+        // ENABLE's answer before selecting never gets it (and fails on the inactivity timeout).
+        let heldEnable = Mutex<String?>(nil)
+        let commands = Mutex<[String]>([])
+        let server = try ScriptedServer(
+            greeting: "* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN SASL-IR ENABLE CONDSTORE QRESYNC] hi\r\n"
+        ) { line, connection in
+            let (tag, command) = ScriptedServer.split(line)
+            let verb = command.split(separator: " ").first.map { $0.uppercased() } ?? ""
+            commands.withLock { $0.append(command) }
+            switch verb {
+            case "AUTHENTICATE":
+                await connection.send("\(tag) OK [CAPABILITY IMAP4rev1 ENABLE CONDSTORE QRESYNC] in\r\n")
+            case "ENABLE": heldEnable.withLock { $0 = tag }
+            case "SELECT":
+                if let enableTag = heldEnable.withLock({ $0 }) {
+                    await connection.send("* ENABLED CONDSTORE QRESYNC\r\n\(enableTag) OK enabled\r\n")
+                }
+                await connection.send(
+                    "* 4 EXISTS\r\n* OK [UIDVALIDITY 9] v\r\n* OK [HIGHESTMODSEQ 12] m\r\n"
+                        + "\(tag) OK [READ-WRITE] done\r\n")
+            default: await connection.send("\(tag) OK done\r\n")
+            }
+        }
+        let connection = MailboxConnection(
+            configuration: SessionBehaviourTests.configuration(port: server.port, inactivity: .seconds(5)),
+            credentials: .password(user: "alice", password: "secret"))
+        let mailbox = try await connection.open()
+        #expect(mailbox.messageCount == 4)
+        #expect(mailbox.highestModificationSequence == 12)
+        let session = try await connection.currentSession()
+        #expect(await session.enabled == [.condstore, .qresync])
+        // Written as if ENABLE succeeded: no CONDSTORE parameter beside QRESYNC.
+        #expect(commands.withLock { $0 }.suffix(2) == ["ENABLE CONDSTORE QRESYNC", "SELECT INBOX"])
+        await connection.close()
+        server.stop()
+    }
+
     @Test func aOneShotToolClosesAfterWritingLogoutWithoutWaitingForTheAnswer() async throws {
         // The server never answers LOGOUT, and the answer may be waited for an hour: only a
         // session that does not wait for it returns within the test's time limit.

@@ -88,12 +88,36 @@ struct ClientStateMachine: Sendable {
         var abandoned = false
         var sentAt: ContinuousClock.Instant?
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
+        /// Whether this command, in flight, holds back `next`.
+        ///
         /// ID (RFC 2971): its answer changes no state and is claimed by no one else, so a command
-        /// that must go alone (ENABLE, SELECT) need not wait for it. Logging in sends ID and
-        /// ENABLE in one flight instead of two round trips.
-        var holdsBackExclusive: Bool {
-            if case .id = request.command { return false }
-            return true
+        /// that must go alone (ENABLE, SELECT) need not wait for it. ENABLE (RFC 5161) does not
+        /// hold back a SELECT or EXAMINE whose bytes cannot depend on its answer: an ASCII name
+        /// (UTF8=ACCEPT changes how a name is written) and no QRESYNC parameter (allowed only once
+        /// ENABLED QRESYNC came back, RFC 7162 errata 1365). The server answers ENABLE before
+        /// it reads the SELECT, so the mailbox's responses are read with the extensions on. A
+        /// login sends ID and ENABLE in one flight, and opening the mailbox follows in the same
+        /// one: a round trip less each.
+        func holdsBack(_ next: Entry) -> Bool {
+            switch request.command {
+            case .id: return false
+            case .enable: return !next.opensMailboxIndependentlyOfEnable
+            default: return true
+            }
+        }
+
+        private var opensMailboxIndependentlyOfEnable: Bool {
+            let (name, parameters): (MailboxName, [SelectParameter])
+            switch request.command {
+            case .select(let mailbox, let selectParameters), .examine(let mailbox, let selectParameters):
+                (name, parameters) = (mailbox, selectParameters)
+            default: return false
+            }
+            let qresync = parameters.contains { parameter in
+                if case .other(let parameterName, _) = parameter { return parameterName.uppercased() == "QRESYNC" }
+                return false
+            }
+            return !qresync && name.bytes.bytes.allSatisfy { $0 < 0x80 }
         }
         var responseClass: ResponseClass? { ResponseClass(request.command) }
         var isSelect: Bool {
@@ -309,7 +333,7 @@ struct ClientStateMachine: Sendable {
         var blockedAny = false
         while index < queued.count, literalWriter == nil {
             let entry = queued[index]
-            let exclusiveInFlight = inFlight.contains { $0.isExclusive }
+            let exclusiveInFlight = inFlight.contains { $0.isExclusive && $0.holdsBack(entry) }
             let classBusy = entry.responseClass.map { responseClass in
                 blockedClasses.contains(responseClass)
                     || inFlight.contains { other in
@@ -322,7 +346,7 @@ struct ClientStateMachine: Sendable {
             if blockedExclusive || exclusiveInFlight {
                 mayGo = false
             } else if entry.isExclusive {
-                mayGo = !inFlight.contains(where: \.holdsBackExclusive) && !blockedAny
+                mayGo = !inFlight.contains { $0.holdsBack(entry) } && !blockedAny
             } else {
                 mayGo = classBusy != true
             }
@@ -485,7 +509,9 @@ struct ClientStateMachine: Sendable {
         case .condition(.bye, let text): byeText = text.text.string
         default: break
         }
-        if provisional != nil, let index = inFlight.firstIndex(where: { $0.isSelect }) {
+        // Everything while a SELECT is in flight is the mailbox's, except the answer of an
+        // ENABLE sent just before it (see `holdsBack`).
+        if provisional != nil, !response.isEnabled, let index = inFlight.firstIndex(where: { $0.isSelect }) {
             _ = provisional?.apply(response)
             inFlight[index].collected.append(response)
             return
@@ -545,5 +571,13 @@ struct ClientStateMachine: Sendable {
                 .bad, "the server did not accept \(command.name): \(text)", serverText: text,
                 responseCode: tagged.text.code)
         }
+    }
+}
+
+extension UntaggedResponse {
+    /// `* ENABLED ...`.
+    fileprivate var isEnabled: Bool {
+        if case .enabled = self { return true }
+        return false
     }
 }
