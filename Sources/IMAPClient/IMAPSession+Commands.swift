@@ -129,7 +129,7 @@ extension IMAPSession {
         // if ENABLE succeeded (it answers before the SELECT is read).
         let requested = enableRequested
         if (known != nil && requested.contains(.qresync))
-            || (requested.contains(.utf8Accept) && !mailbox.bytes.bytes.allSatisfy({ $0 < 0x80 }))
+            || (requested.contains(.utf8Accept) && !mailbox.bytes.isASCII)
         {
             await enableAnswered()
         }
@@ -479,8 +479,8 @@ extension SearchKey {
         switch self {
         case .bcc(let text), .body(let text), .cc(let text), .from(let text), .subject(let text), .text(let text),
             .to(let text):
-            return text.bytes.allSatisfy { $0 < 0x80 }
-        case .header(let field, let value): return (field.bytes + value.bytes).allSatisfy { $0 < 0x80 }
+            return text.isASCII
+        case .header(let field, let value): return field.isASCII && value.isASCII
         case .not(let key): return key.isASCII
         case .or(let left, let right): return left.isASCII && right.isASCII
         case .and(let keys): return keys.allSatisfy { $0.isASCII }

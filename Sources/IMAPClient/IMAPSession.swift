@@ -190,18 +190,19 @@ public actor IMAPSession {
 
     /// Queues a command whose answer no one waits for: it is sent in its turn like any other, and
     /// its tagged response (OK, NO or BAD) is read and dropped.
-    func send(_ command: Command, claim: CommandClaim = .nothing) {
-        guard machine.failure == nil else { return }
+    @discardableResult
+    func send(_ command: Command, claim: CommandClaim = .nothing) -> CommandID? {
+        guard machine.failure == nil else { return nil }
         nextID += 1
         perform(machine.enqueue(nextID, CommandRequest(command: command, claim: claim), now: .now))
+        return nextID
     }
 
-    /// Sends ENABLE without waiting for its answer; ``enableAnswered()`` waits for it.
+    /// Sends ENABLE without waiting for its answer; ``enableAnswered()`` waits for it. (Its
+    /// answer can only come in a later read, after this has noted it as pending.)
     func sendEnable(_ capabilities: [Capability]) {
-        guard machine.failure == nil else { return }
-        nextID += 1
-        pendingEnable = (nextID, Set(capabilities), [])
-        perform(machine.enqueue(nextID, CommandRequest(command: .enable(capabilities), claim: .enabled), now: .now))
+        guard let id = send(.enable(capabilities), claim: .enabled) else { return }
+        pendingEnable = (id, Set(capabilities), [])
     }
 
     /// What a pending ENABLE asked for (empty when none is pending).

@@ -117,7 +117,7 @@ struct ClientStateMachine: Sendable {
                 if case .other(let parameterName, _) = parameter { return parameterName.uppercased() == "QRESYNC" }
                 return false
             }
-            return !qresync && name.bytes.bytes.allSatisfy { $0 < 0x80 }
+            return !qresync && name.bytes.isASCII
         }
         var responseClass: ResponseClass? { ResponseClass(request.command) }
         var isSelect: Bool {

@@ -29,6 +29,9 @@ public struct ByteString: Hashable, Sendable, ExpressibleByStringLiteral, Custom
     /// Whether there are no bytes.
     @inlinable public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Whether every byte is 7-bit ASCII.
+    @inlinable public var isASCII: Bool { bytes.allSatisfy { $0 < 0x80 } }
+
     public var description: String { string }
     public var debugDescription: String { string.debugDescription }
 

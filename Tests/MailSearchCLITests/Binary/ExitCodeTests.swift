@@ -75,8 +75,9 @@ struct ExitCodeTests {
         // A port nobody listens on: bound without listen(), so a connection is refused and no
         // other test's server can take the port while the tool starts (a port closed after
         // noting it was taken by another listener in a full run).
-        let (socketDescriptor, port) = try Self.boundButNotListening()
-        defer { close(socketDescriptor) }
+        let reserved = try ReservedPort()
+        defer { reserved.close() }
+        let port = reserved.port
         let refused = try await ToolProcess.run(
             ["--host", "127.0.0.1", "--port", "\(port)", "--user", "u", "list"],
             environment: ToolEnvironment.make(Self.directory, password: "x"))
@@ -86,28 +87,6 @@ struct ExitCodeTests {
             environment: ToolEnvironment.make(Self.directory, password: "x"))
         expectFailure(unknown, 69, "cannot find the host no-such-host.invalid")
     }
-
-    /// A TCP socket bound to a free loopback port and not listening, and the port.
-    static func boundButNotListening() throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(descriptor, raw, length) == 0 && getsockname(descriptor, raw, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw SocketSetUpError()
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
-    struct SocketSetUpError: Error {}
 
     @Test func untrustedCertificateExits69() async throws {
         let account = try await MockAccount.start(demo: false)
