@@ -115,9 +115,13 @@ public actor MailboxConnection {
     @discardableResult
     public func open() async throws(IMAPError) -> SelectedMailbox {
         if let selected, session?.isUsable ?? false { return selected }
-        let session = try await establish(reporting: known != nil)
-        self.session = session
-        if !watchers.isEmpty { startListening() }
+        if reconnecting == nil {
+            let session = try await establish(reporting: known != nil)
+            self.session = session
+            if !watchers.isEmpty { startListening() }
+        } else {
+            _ = try await liveSession()
+        }
         return selected ?? SelectedMailbox(name: mailbox, isReadOnly: false)
     }
 
@@ -328,6 +332,10 @@ public actor MailboxConnection {
     private func liveSession() async throws(IMAPError) -> IMAPSession {
         if closed { throw IMAPError(.cancelled, "the connection was closed") }
         if let session, session.isUsable { return session }
+        if reconnecting != nil {
+            // A reconnect is under way (the session is gone meanwhile): wait for it, not beside it.
+            return try await reconnect(after: IMAPError(.connection, "the connection was lost"))
+        }
         if let session, let failure = await session.failure, Self.isConnectionLoss(failure) {
             return try await reconnect(after: failure)
         }
@@ -348,9 +356,11 @@ public actor MailboxConnection {
         if let reconnecting {
             task = reconnecting
         } else {
-            if let old = session { lastUIDs = await old.completeUIDMap() }
+            // No suspension between the check and `reconnecting = task`: a second caller (the
+            // listener and a command both see the same loss) must find this attempt and share it.
+            let old = session
             session = nil
-            task = Task { try await self.reconnectLoop(after: error) }
+            task = Task { try await self.reconnectLoop(after: error, old: old) }
             reconnecting = task
         }
         do {
@@ -363,8 +373,9 @@ public actor MailboxConnection {
         }
     }
 
-    private func reconnectLoop(after error: IMAPError) async throws(IMAPError) -> IMAPSession {
+    private func reconnectLoop(after error: IMAPError, old: IMAPSession?) async throws(IMAPError) -> IMAPSession {
         defer { reconnecting = nil }
+        if let old { lastUIDs = await old.completeUIDMap() }
         var lastError = error
         for attempt in 0..<max(policy.maximumAttempts, 1) {
             broadcast(.reconnecting(attempt: attempt + 1, reason: lastError))

@@ -175,6 +175,55 @@ import Testing
         await server.stop()
     }
 
+    /// The listener of a watched connection and a command see the same loss at once: they share
+    /// one reconnect. (Reconnecting once awaited the old session between its check and its
+    /// registration, so both callers could start one: two new sessions, a count of 2, in 13 of
+    /// 30 runs of the test above. Ten rounds here make a recurrence all but certain to show.)
+    @Test func aLossSeenByTheListenerAndACommandAtOnceIsOneReconnect() async throws {
+        let server = try await Self.server()
+        for round in 1...10 {
+            let before = server.sessions.count
+            let connection = Self.connection(server)
+            try await connection.open()
+            let changes = await connection.changes()
+            _ = server.faults.add(.command("NOOP", occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "restart"))
+            try await connection.noop()
+            var iterator = changes.makeAsyncIterator()
+            while let change = await iterator.next() {
+                if case .reconnected = change { break }
+            }
+            #expect(await connection.reconnectCount == 1, "round \(round)")
+            await connection.close()
+            server.faults.removeAll()
+            #expect(server.sessions.count - before == 2, "round \(round): one session, then one reconnect")
+        }
+        await server.stop()
+    }
+
+    /// A command made while a reconnect waits out its delay waits for that reconnect instead of
+    /// opening a session of its own beside it.
+    @Test func aCommandDuringAReconnectWaitsForIt() async throws {
+        let server = try await Self.server()
+        let before = server.sessions.count
+        let connection = MailboxConnection(
+            configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "secret"),
+            policy: .init(initialDelay: .milliseconds(500), maximumDelay: .milliseconds(500), jitterSeed: 1))
+        try await connection.open()
+        let changes = await connection.changes()
+        _ = server.faults.add(.command("NOOP", occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "restart"))
+        let noop = Task { try await connection.noop() }
+        var iterator = changes.makeAsyncIterator()
+        while let change = await iterator.next() {
+            if case .reconnecting = change { break }
+        }
+        #expect(try await connection.search([.subject("message 7")]).uids == [7])
+        try await noop.value
+        #expect(await connection.reconnectCount == 1)
+        #expect(server.sessions.count - before == 2, "one session, then one reconnect")
+        await connection.close()
+        await server.stop()
+    }
+
     @Test func aLoginRefusedAsUnavailableIsRetriedButAWrongPasswordIsNot() async throws {
         let server = try await Self.server()
         _ = server.faults.add(.command("LOGIN", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "try later"))
