@@ -83,7 +83,9 @@ public actor MailboxConnection {
     private var selected: SelectedMailbox?
     private var known: KnownMailboxState?
     private var lastUIDs: [UInt32]?
-    private var reconnecting: Task<IMAPSession, any Error>?
+    /// The one attempt to connect in flight (the first connection or a reconnect): everyone who
+    /// needs a session meanwhile waits for it, so there is never a second session beside it.
+    private var connecting: Task<IMAPSession, any Error>?
     private var watchers: [UInt64: AsyncStream<Change>.Continuation] = [:]
     private var nextWatcher: UInt64 = 0
     private var listener: Task<Void, Never>?
@@ -106,7 +108,7 @@ public actor MailboxConnection {
 
     deinit {
         listener?.cancel()
-        reconnecting?.cancel()
+        connecting?.cancel()
         for watcher in watchers.values { watcher.finish() }
     }
 
@@ -115,13 +117,7 @@ public actor MailboxConnection {
     @discardableResult
     public func open() async throws(IMAPError) -> SelectedMailbox {
         if let selected, session?.isUsable ?? false { return selected }
-        if reconnecting == nil {
-            let session = try await establish(reporting: known != nil)
-            self.session = session
-            if !watchers.isEmpty { startListening() }
-        } else {
-            _ = try await liveSession()
-        }
+        _ = try await liveSession(reporting: known != nil)
         return selected ?? SelectedMailbox(name: mailbox, isReadOnly: false)
     }
 
@@ -285,11 +281,12 @@ public actor MailboxConnection {
         closed = true
         listener?.cancel()
         listener = nil
-        reconnecting?.cancel()
+        connecting?.cancel()
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
-        await session?.logout()
+        let current = session
         session = nil
+        await current?.logout()
     }
 
     // MARK: - Reconnecting
@@ -329,52 +326,69 @@ public actor MailboxConnection {
         }
     }
 
-    private func liveSession() async throws(IMAPError) -> IMAPSession {
+    /// The usable session: the current one, the one being connected (waited for), a reconnect
+    /// of a dead one, or (with none yet) the first connection, made once for every caller
+    /// meanwhile (one attempt: a refused first login is the caller's error, not retried).
+    private func liveSession(reporting: Bool = false) async throws(IMAPError) -> IMAPSession {
         if closed { throw IMAPError(.cancelled, "the connection was closed") }
         if let session, session.isUsable { return session }
-        if reconnecting != nil {
-            // A reconnect is under way (the session is gone meanwhile): wait for it, not beside it.
-            return try await reconnect(after: IMAPError(.connection, "the connection was lost"))
+        if let connecting { return try await Self.outcome(of: connecting) }
+        if let session {
+            let failure = await session.failure
+            let reason = failure.flatMap { Self.isConnectionLoss($0) ? $0 : nil }
+            return try await reconnect(after: reason ?? IMAPError(.connection, "the connection was lost"))
         }
-        if let session, let failure = await session.failure, Self.isConnectionLoss(failure) {
-            return try await reconnect(after: failure)
+        // No suspension between the checks above and `connecting = task`.
+        let task = Task { try await self.connectFirst(reporting: reporting) }
+        connecting = task
+        return try await Self.outcome(of: task)
+    }
+
+    private func connectFirst(reporting: Bool) async throws(IMAPError) -> IMAPSession {
+        defer { connecting = nil }
+        let session = try await establish(reporting: reporting)
+        try await adopt(session)
+        return session
+    }
+
+    /// Makes a new session the current one, unless the connection was closed meanwhile (then
+    /// the session is logged out and the caller gets `.cancelled`).
+    private func adopt(_ session: IMAPSession) async throws(IMAPError) {
+        if closed {
+            await session.logout()
+            throw IMAPError(.cancelled, "the connection was closed")
         }
-        if session == nil {
-            let session = try await establish(reporting: false)
-            self.session = session
-            if !watchers.isEmpty { startListening() }
-            return session
+        self.session = session
+        // A listener of an earlier session may have ended with it: a new one reads this session.
+        if !watchers.isEmpty { restartListening() }
+    }
+
+    private static func outcome(of task: Task<IMAPSession, any Error>) async throws(IMAPError) -> IMAPSession {
+        do {
+            return try await task.value
+        } catch let error as IMAPError {
+            throw error
+        } catch {
+            throw IMAPError(.cancelled, "connecting was cancelled")
         }
-        return try await reconnect(after: IMAPError(.connection, "the connection was lost"))
     }
 
     /// Reconnects once for everyone waiting (concurrent callers share one attempt).
     private func reconnect(after error: IMAPError) async throws(IMAPError) -> IMAPSession {
         if closed { throw IMAPError(.cancelled, "the connection was closed") }
         if let session, session.isUsable, await session.failure == nil { return session }
-        let task: Task<IMAPSession, any Error>
-        if let reconnecting {
-            task = reconnecting
-        } else {
-            // No suspension between the check and `reconnecting = task`: a second caller (the
-            // listener and a command both see the same loss) must find this attempt and share it.
-            let old = session
-            session = nil
-            task = Task { try await self.reconnectLoop(after: error, old: old) }
-            reconnecting = task
-        }
-        do {
-            let session = try await task.value
-            return session
-        } catch let error as IMAPError {
-            throw error
-        } catch {
-            throw IMAPError(.cancelled, "reconnecting was cancelled")
-        }
+        if let connecting { return try await Self.outcome(of: connecting) }
+        // No suspension between the check and `connecting = task`: a second caller (the listener
+        // and a command both see the same loss) must find this attempt and share it.
+        let old = session
+        session = nil
+        let task = Task { try await self.reconnectLoop(after: error, old: old) }
+        connecting = task
+        return try await Self.outcome(of: task)
     }
 
     private func reconnectLoop(after error: IMAPError, old: IMAPSession?) async throws(IMAPError) -> IMAPSession {
-        defer { reconnecting = nil }
+        defer { connecting = nil }
         if let old { lastUIDs = await old.completeUIDMap() }
         var lastError = error
         for attempt in 0..<max(policy.maximumAttempts, 1) {
@@ -385,9 +399,8 @@ public actor MailboxConnection {
             if closed { throw IMAPError(.cancelled, "the connection was closed") }
             do {
                 let session = try await establish(reporting: true)
-                self.session = session
+                try await adopt(session)
                 reconnectCount += 1
-                if !watchers.isEmpty { restartListening() }
                 return session
             } catch  where !Self.isTransient(error) && error.code != .no {
                 // Retrying cannot fix a refused login or an untrusted certificate.
@@ -503,8 +516,9 @@ public actor MailboxConnection {
                 } catch {
                     return
                 }
-                // reconnect restarted listening in a new task.
-                return
+                // A reconnect made here restarted listening (this task is cancelled, the loop
+                // ends); if the session was replaced some other way, this task reads the new one.
+                continue
             } catch {
                 broadcast(.failed(error))
                 return

@@ -224,6 +224,61 @@ import Testing
         await server.stop()
     }
 
+    /// Calls made together on a new connection share its first session (each used to connect
+    /// its own: two sessions, the later one replacing the earlier).
+    @Test func callsMadeTogetherOnANewConnectionShareOneSession() async throws {
+        let server = try await Self.server()
+        let before = server.sessions.count
+        let connection = Self.connection(server)
+        async let opened = connection.open()
+        async let found = connection.search([.subject("message 7")])
+        async let counted = connection.search([.subject("message 8")])
+        _ = try await opened
+        #expect(try await found.uids == [7])
+        #expect(try await counted.uids == [8])
+        #expect(server.sessions.count - before == 1)
+        await connection.close()
+        await server.stop()
+    }
+
+    /// After a reconnect gave up, the next call connects afresh and the watchers hear that
+    /// session's events (the listener of the lost session had ended, and a listener was only
+    /// started when there was none, so events stopped for good).
+    @Test func eventsComeBackAfterAReconnectThatGaveUp() async throws {
+        let server = try await Self.server()
+        let connection = MailboxConnection(
+            configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "secret"),
+            policy: .init(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(100), maximumAttempts: 1))
+        let changes = await connection.changes()
+        var iterator = changes.makeAsyncIterator()
+        try await connection.open()
+        // The connection drops and every login is refused: the reconnect (the listener's and
+        // the call's, shared) gives up.
+        for command in ["LOGIN", "AUTHENTICATE"] {
+            _ = server.faults.add(.command(command), .respond(.no, text: "not now"))
+        }
+        _ = server.faults.add(.command("NOOP", occurrence: 1), .closeAfter(bytes: 0))
+        await #expect(throws: IMAPError.self) { try await connection.noop() }
+        while let change = await iterator.next() {
+            if case .failed = change { break }
+        }
+        server.faults.removeAll()
+        try await connection.noop()
+        let other = try await server.loggedInSession()
+        try await other.store(SequenceSet(4), .add, [.flagged])
+        var heard = false
+        while let change = await iterator.next() {
+            if case .mailbox(.flagsChanged(uid: 4, let flags, _)) = change, flags.contains(.flagged) {
+                heard = true
+                break
+            }
+        }
+        #expect(heard)
+        await other.logout()
+        await connection.close()
+        await server.stop()
+    }
+
     @Test func aLoginRefusedAsUnavailableIsRetriedButAWrongPasswordIsNot() async throws {
         let server = try await Self.server()
         _ = server.faults.add(.command("LOGIN", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "try later"))
