@@ -38,6 +38,8 @@ public actor IMAPMailService: MailService {
     /// The MODSEQ of the messages seen lately (fetch, STORE answers, flag events), for
     /// UNCHANGEDSINCE.
     private var modificationSequences = ModificationSequenceCache()
+    /// Flag changes, one at a time (see `change`).
+    private let flagChanges = TakingTurns()
     private var pump: Task<Void, Never>?
     private var listed = false
     private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
@@ -364,7 +366,21 @@ public actor IMAPMailService: MailService {
     /// `UID STORE +FLAGS.SILENT` or `-FLAGS.SILENT` of `flag`, with `UNCHANGEDSINCE` the MODSEQ
     /// each message had when it was last seen (CONDSTORE), so a message another client changed
     /// meanwhile is refused and reported rather than overwritten blindly.
+    ///
+    /// Changes take turns: two made together (read, then pin, of one message) would both send
+    /// the MODSEQ seen before either, and the server would refuse the second as changed by
+    /// another client; one after the other, the second sends the MODSEQ the first produced.
     private func change(
+        _ flag: Flag, _ present: Bool, _ ids: [Email.ID]
+    ) async throws(MailServiceError)
+        -> FlagChangeResult
+    {
+        try await flagChanges.run { () throws(MailServiceError) -> FlagChangeResult in
+            try await self.changeNow(flag, present, ids)
+        }
+    }
+
+    private func changeNow(
         _ flag: Flag, _ present: Bool, _ ids: [Email.ID]
     ) async throws(MailServiceError)
         -> FlagChangeResult

@@ -9,8 +9,7 @@ actor OtherMailboxes {
     private let configuration: IMAPConfiguration
     private let credentials: Credentials
     private var session: IMAPSession?
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let turns = TakingTurns()
 
     init(configuration: IMAPConfiguration, credentials: Credentials) {
         self.configuration = configuration
@@ -140,12 +139,6 @@ actor OtherMailboxes {
     ) async throws(MailServiceError)
         -> T
     {
-        while busy { await withCheckedContinuation { waiters.append($0) } }
-        busy = true
-        defer {
-            busy = false
-            if !waiters.isEmpty { waiters.removeFirst().resume() }
-        }
-        return try await body()
+        try await turns.run(body)
     }
 }

@@ -260,6 +260,24 @@ import Testing
         await service.close()
     }
 
+    /// Read and pin of one message made together (the screen runs each change as a job of its
+    /// own): both are applied. Made at once, both sent the MODSEQ the list had shown, and the
+    /// server refused the second as changed by another client.
+    @Test func changesMadeTogetherToOneMessageAreAllApplied() async throws {
+        let server = try await ServiceFixture.start(count: 5)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        let mailbox = try await service.open()
+        _ = try await service.list(pageSize: 10)
+        let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: 2)
+        async let read = service.setRead(true, for: [id])
+        async let pinned = service.setPinned(true, for: [id])
+        let results = try await [read, pinned]
+        for result in results { #expect(result.refused.isEmpty, "\(result.refused)") }
+        #expect(try await ServiceFixture.flagsReadBack(server, uids: [2])[2] == [.flagged, .seen])
+        await service.close()
+    }
+
     @Test func aRefusedPinReportsTheServersReason() async throws {
         let server = try await ServiceFixture.start(count: 3)
         defer { Task { await server.stop() } }
