@@ -131,10 +131,11 @@ extension IMAPSession {
     ///        BODY.PEEK[HEADER.FIELDS (CONTENT-TYPE CONTENT-TRANSFER-ENCODING MIME-VERSION)]
     ///        BODY.PEEK[TEXT]<0.16384>)
     /// ```
-    public nonisolated func fetchSummaries(_ uids: SequenceSet, previews: Bool = true) -> MessageStream<MessageSummary>
-    {
+    public nonisolated func fetchSummaries(
+        _ uids: SequenceSet, previews: Bool = true, in mailbox: MailboxExpectation? = nil
+    ) -> MessageStream<MessageSummary> {
         let stream = MessageStream<MessageSummary>()
-        Task { await self.runSummaries(uids, previews: previews, into: stream) }
+        Task { await self.runSummaries(uids, previews: previews, mailbox: mailbox, into: stream) }
         return stream
     }
 
@@ -172,7 +173,9 @@ extension IMAPSession {
         return summary
     }
 
-    private func runSummaries(_ uids: SequenceSet, previews: Bool, into stream: MessageStream<MessageSummary>) async {
+    private func runSummaries(
+        _ uids: SequenceSet, previews: Bool, mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
+    ) async {
         let (items, serverPreview) = summaryItems(previews: previews)
         let bodyPreview = previews && !serverPreview
         do {
@@ -182,7 +185,7 @@ extension IMAPSession {
             if let explicit = uids.numbers {
                 numbers = explicit
             } else {
-                numbers = try await existingUIDs(in: uids, mailbox: nil)
+                numbers = try await existingUIDs(in: uids, mailbox: mailbox)
             }
             stream.setTotal(numbers.count)
             var start = 0
@@ -192,7 +195,7 @@ extension IMAPSession {
                 start += 500
                 var batch: [MessageSummary] = []
                 var unfinished: [UInt32: TextPartLocation] = [:]
-                for try await message in fetch(chunk, items: items) {
+                for try await message in fetch(chunk, items: items, in: mailbox) {
                     guard var summary = Self.summary(of: message, serverPreview: serverPreview) else { continue }
                     if bodyPreview {
                         summary.preview = Self.preview(of: message)
@@ -207,7 +210,7 @@ extension IMAPSession {
                     }
                     batch.append(summary)
                 }
-                if !unfinished.isEmpty { try await fillPreviews(&batch, of: unfinished) }
+                if !unfinished.isEmpty { try await fillPreviews(&batch, of: unfinished, mailbox: mailbox) }
                 guard !stream.isConsumerGone else { return }
                 for index in batch.indices { batch[index].decode() }
                 for summary in batch { stream.yield(summary) }
@@ -238,23 +241,23 @@ extension IMAPSession {
     /// C: M9 UID FETCH 17001:18000 (...)
     /// ```
     public nonisolated func fetchSummaries(
-        inOrder uids: [UInt32], previews: Bool = true
+        inOrder uids: [UInt32], previews: Bool = true, in mailbox: MailboxExpectation? = nil
     )
         -> MessageStream<MessageSummary>
     {
         let stream = MessageStream<MessageSummary>()
-        Task { await self.runOrderedSummaries(uids, previews: previews, into: stream) }
+        Task { await self.runOrderedSummaries(uids, previews: previews, mailbox: mailbox, into: stream) }
         return stream
     }
 
     private nonisolated func runOrderedSummaries(
-        _ uids: [UInt32], previews: Bool, into stream: MessageStream<MessageSummary>
+        _ uids: [UInt32], previews: Bool, mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
     ) async {
         let (items, serverPreview, window, group) = await orderedFetchPlan(previews: previews)
         stream.setTotal(uids.count)
         do throws(IMAPError) {
             guard serverPreview || !previews else {
-                try await orderedChunks(uids, into: stream)
+                try await orderedChunks(uids, mailbox: mailbox, into: stream)
                 return
             }
             let kinds = Set(items.compactMap(AttributeKind.init))
@@ -268,7 +271,9 @@ extension IMAPSession {
                 let uids = windows[launched]
                 launched += 1
                 inFlight.append(sink)
-                Task { await self.fetchWindow(uids, items: items, kinds: kinds, group: group, into: sink) }
+                Task {
+                    await self.fetchWindow(uids, items: items, kinds: kinds, group: group, mailbox: mailbox, into: sink)
+                }
             }
             while launched < min(2, windows.count) { launch() }
             for uids in windows {
@@ -313,7 +318,7 @@ extension IMAPSession {
     /// streamed into `sink`, which ends with the command.
     private func fetchWindow(
         _ uids: [UInt32], items: [FetchAttribute], kinds: Set<AttributeKind>, group: UInt64,
-        into sink: MessageStream<FetchResponse>
+        mailbox: MailboxExpectation?, into sink: MessageStream<FetchResponse>
     ) async {
         let commands = Command.uidFetch(SequenceSet(numbers: uids), items, modifiers: []).split(
             maximumLineLength: configuration.maximumCommandLength)
@@ -321,7 +326,8 @@ extension IMAPSession {
             for command in commands {
                 guard !sink.isConsumerGone else { break }
                 guard case .uidFetch(let part, _, _) = command else { continue }
-                try await run(command, claim: .fetch(part, kinds: kinds), sink: sink, streamGroup: group)
+                try await run(
+                    command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: sink, streamGroup: group)
             }
             sink.finish()
         } catch {
@@ -332,7 +338,7 @@ extension IMAPSession {
     /// Ordered summaries whose previews are made from text parts: chunk by chunk, each put
     /// back in order.
     private nonisolated func orderedChunks(
-        _ uids: [UInt32], into stream: MessageStream<MessageSummary>
+        _ uids: [UInt32], mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
     ) async throws(IMAPError) {
         var start = 0
         while start < uids.count {
@@ -340,7 +346,7 @@ extension IMAPSession {
             let chunk = uids[start..<min(uids.count, start + 500)]
             start += 500
             var arrived: [UInt32: MessageSummary] = [:]
-            for try await summary in fetchSummaries(SequenceSet(numbers: chunk), previews: true) {
+            for try await summary in fetchSummaries(SequenceSet(numbers: chunk), previews: true, in: mailbox) {
                 arrived[summary.uid] = summary
             }
             guard !stream.isConsumerGone else { return }
@@ -374,14 +380,14 @@ extension IMAPSession {
     /// Makes the previews the first bytes could not from the text parts at `locations`, fetched
     /// whole.
     private func fillPreviews(
-        _ batch: inout [MessageSummary], of locations: [UInt32: TextPartLocation]
+        _ batch: inout [MessageSummary], of locations: [UInt32: TextPartLocation], mailbox: MailboxExpectation?
     ) async throws(IMAPError) {
         var groups: [[UInt32]: [UInt32]] = [:]
         for (uid, location) in locations { groups[location.path, default: []].append(uid) }
         var previews: [UInt32: String] = [:]
         for (path, uids) in groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             let item = FetchAttribute.bodySection(peek: true, section: SectionSpecifier(part: path), partial: nil)
-            for try await message in fetch(SequenceSet(numbers: uids.sorted()), items: [.uid, item]) {
+            for try await message in fetch(SequenceSet(numbers: uids.sorted()), items: [.uid, item], in: mailbox) {
                 guard let uid = message.uid, let location = locations[uid] else { continue }
                 for case .bodySection(let returned, _, let data) in message.attributes where returned.part == path {
                     previews[uid] = location.preview(of: data.map { Array($0.bytes) } ?? [])

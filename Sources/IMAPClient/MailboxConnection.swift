@@ -153,9 +153,11 @@ public actor MailboxConnection {
 
     /// Summaries (see `IMAPSession.fetchSummaries`) for `uids`, collected; retried once.
     public func summaries(_ uids: SequenceSet, previews: Bool = true) async throws(IMAPError) -> [MessageSummary] {
-        try await idempotent { session, _ throws(IMAPError) in
+        try await idempotent { session, expectation throws(IMAPError) in
             var summaries: [MessageSummary] = []
-            for try await summary in session.fetchSummaries(uids, previews: previews) { summaries.append(summary) }
+            for try await summary in session.fetchSummaries(uids, previews: previews, in: expectation) {
+                summaries.append(summary)
+            }
             return summaries
         }
     }
@@ -170,10 +172,10 @@ public actor MailboxConnection {
     ) async throws(IMAPError) {
         // The index in `uids` after the last UID handed over.
         var handedOver = 0
-        try await idempotent { session, _ throws(IMAPError) in
+        try await idempotent { session, expectation throws(IMAPError) in
             let rest = Array(uids[handedOver...])
             guard !rest.isEmpty else { return }
-            let stream = session.fetchSummaries(inOrder: rest, previews: previews)
+            let stream = session.fetchSummaries(inOrder: rest, previews: previews, in: expectation)
             var batch: [MessageSummary] = []
             func handOver() async {
                 guard let last = batch.last else { return }
@@ -209,6 +211,8 @@ public actor MailboxConnection {
     ) async throws(IMAPError) -> StoreResult {
         var pending = uids
         var lastLoss: IMAPError?
+        // The mailbox the UIDs belong to: as it was when the change was asked for, in every round.
+        let asked = selected == nil ? nil : expectation()
         // Whether a STORE was sent and its answer never came: from then on no error may be
         // reported as "not applied" until the flags have been read back.
         var uncertain = false
@@ -225,7 +229,8 @@ public actor MailboxConnection {
                     }
                     session = try await reconnect(after: loss)
                     var missing: [UInt32] = []
-                    for try await message in session.fetch(pending, items: [.uid, .flags], in: expectation()) {
+                    let readBack = session.fetch(pending, items: [.uid, .flags], in: asked ?? expectation())
+                    for try await message in readBack {
                         guard let uid = message.uid, let current = message.flags else { continue }
                         if !Self.isApplied(operation, flags, to: current) { missing.append(uid) }
                     }
@@ -237,7 +242,8 @@ public actor MailboxConnection {
                 }
                 sending = true
                 return try await session.store(
-                    pending, operation, flags, silent: silent, unchangedSince: unchangedSince, in: expectation())
+                    pending, operation, flags, silent: silent, unchangedSince: unchangedSince,
+                    in: asked ?? expectation())
             } catch  where Self.isConnectionLoss(error) {
                 configuration.logger.info("store outcome unknown (round \(round + 1)): \(error.message)")
                 if sending { uncertain = true }
@@ -307,12 +313,18 @@ public actor MailboxConnection {
         MailboxExpectation(name: mailbox, uidValidity: selected?.uidValidity)
     }
 
+    /// Runs `call`, and once more after a reconnect (or a moment, after `NO [UNAVAILABLE]`).
+    /// Both tries expect the mailbox as it was when the call was made: UIDs the caller holds
+    /// belong to it, and if a reconnect finds the mailbox re-created, the retry fails with
+    /// `.mailboxChanged` instead of acting on other messages under the same numbers.
     private func idempotent<T: Sendable>(
         _ call: (IMAPSession, MailboxExpectation) async throws(IMAPError) -> T
     ) async throws(IMAPError) -> T {
+        let asked = selected == nil ? nil : expectation()
         let session = try await liveSession()
+        let expected = asked ?? expectation()
         do {
-            return try await call(session, expectation())
+            return try await call(session, expected)
         } catch  where Self.isTransient(error) {
             let fresh: IMAPSession
             if Self.isConnectionLoss(error) {
@@ -322,7 +334,7 @@ public actor MailboxConnection {
                 try await pause(policy.delay(attempt: 0, jitter: random.nextUnit()))
                 fresh = try await liveSession()
             }
-            return try await call(fresh, expectation())
+            return try await call(fresh, expected)
         }
     }
 

@@ -487,6 +487,42 @@ import Testing
         await server.stop()
     }
 
+    /// The mailbox is re-created while a call is on its way (the server ends the session at its
+    /// next command): the retry after the reconnect expects the mailbox the caller's UIDs belong
+    /// to, so it fails instead of reading, or changing, the new mailbox's messages of the same
+    /// numbers (the retries took the reconnected mailbox as expected, and pinned the new 4).
+    @Test func aRetryAfterTheMailboxWasReCreatedFailsInsteadOfActingOnOtherMessages() async throws {
+        let server = try await Self.server()
+        let connection = Self.connection(server)
+        try await connection.open()
+        try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        do {
+            _ = try await connection.fetch(SequenceSet(4), items: [.uid, .flags])
+            Issue.record("fetched from the re-created mailbox")
+        } catch {
+            #expect(error.code == .mailboxChanged)
+        }
+        try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        do {
+            try await connection.summaries(inOrder: [4, 3], previews: false) { _ in }
+            Issue.record("fetched summaries from the re-created mailbox")
+        } catch {
+            #expect(error.code == .mailboxChanged)
+        }
+        try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        do {
+            try await connection.store(SequenceSet(4), .add, [.flagged])
+            Issue.record("stored into the re-created mailbox")
+        } catch {
+            #expect(error.code == .outcomeUnknown || error.code == .mailboxChanged)
+        }
+        #expect(!(try await Self.flags(server, 4)).contains(.flagged))
+        // A call made once the connection knows the new mailbox acts on it.
+        #expect(try await connection.search([.subject("message 7")]).uids == [7])
+        await connection.close()
+        await server.stop()
+    }
+
     @Test func aStoreForAReCreatedMailboxFailsInsteadOfTouchingAnotherMessage() async throws {
         let server = try await Self.server()
         let before = try await server.loggedInSession()

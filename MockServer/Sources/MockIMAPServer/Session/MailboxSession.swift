@@ -64,6 +64,9 @@ struct MailboxSession: Sendable {
 
     /// Runs a command of the authenticated or selected state.
     mutating func execute(_ tagged: TaggedCommand) -> Outcome {
+        // A command for a mailbox deleted or re-created meanwhile never runs: its UIDs and
+        // sequence numbers name other messages now.
+        if !tagged.command.opensMailbox, let lost = lostSelection() { return lost }
         let condStoreWasEnabled = condStoreEnabled
         let selectedBefore = selected?.name
         let reply: Reply
@@ -164,12 +167,10 @@ struct MailboxSession: Sendable {
         return flagsResponses(record, readOnly: view.isReadOnly)
     }
 
-    /// What changed in the selected mailbox since the session was last told: `* n EXPUNGE`
-    /// (unless `allowingExpunge` is false), `* n FETCH (FLAGS ...)`, `* n EXISTS`, `* n RECENT`,
-    /// and a new `* FLAGS` when keywords appeared. When the mailbox is gone or its UIDVALIDITY
-    /// changed, a `* BYE` and `closesConnection`.
-    mutating func pendingUpdates(allowingExpunge: Bool = true) -> Outcome {
-        guard var view = selected else { return Outcome(responses: []) }
+    /// A `* BYE` and `closesConnection` when the selected mailbox was deleted or re-created (its
+    /// UIDVALIDITY changed) under the session; nil otherwise.
+    private mutating func lostSelection() -> Outcome? {
+        guard let view = selected else { return nil }
         guard let record = store.snapshot(user: user, mailbox: view.name), record.isSelectable else {
             selected = nil
             return Outcome(
@@ -181,6 +182,18 @@ struct MailboxSession: Sendable {
             return Outcome(
                 responses: [Self.bye("UIDVALIDITY of \(view.name) changed; cached UIDs are invalid, reconnect")],
                 closesConnection: true)
+        }
+        return nil
+    }
+
+    /// What changed in the selected mailbox since the session was last told: `* n EXPUNGE`
+    /// (unless `allowingExpunge` is false), `* n FETCH (FLAGS ...)`, `* n EXISTS`, `* n RECENT`,
+    /// and a new `* FLAGS` when keywords appeared. When the mailbox is gone or its UIDVALIDITY
+    /// changed, a `* BYE` and `closesConnection`.
+    mutating func pendingUpdates(allowingExpunge: Bool = true) -> Outcome {
+        if let lost = lostSelection() { return lost }
+        guard var view = selected, let record = store.snapshot(user: user, mailbox: view.name) else {
+            return Outcome(responses: [])
         }
         guard record.highestModificationSequence != view.knownModificationSequence || view.hasPendingExpunges else {
             return Outcome(responses: [])

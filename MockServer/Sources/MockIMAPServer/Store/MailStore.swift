@@ -138,7 +138,7 @@ public final class MailStore: Sendable {
 
     /// Gives a mailbox a fresh UIDVALIDITY, different from its current one, as if it had been
     /// deleted and created again; returns it. Sessions that have it selected get `* BYE` at
-    /// their next command; the next SELECT shows the new value.
+    /// their next command, which does not run; the next SELECT shows the new value.
     @discardableResult
     public func renewUIDValidity(user: String, mailbox: String) throws(MockServerError) -> UInt32 {
         let name = Self.wireName(mailbox)
