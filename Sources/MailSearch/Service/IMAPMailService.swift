@@ -529,6 +529,10 @@ public actor IMAPMailService: MailService {
             switch event {
             case .messageCount: return
             case .arrived(let uids):
+                // What a reconnect catches up on starts past what was announced here.
+                if let highest = uids.numbers?.max(), let next = selected?.uidNext, highest >= next {
+                    selected?.uidNext = highest + 1
+                }
                 let summaries: [MessageSummary]
                 do {
                     summaries = try await connection.summaries(uids)

@@ -406,6 +406,31 @@ import Testing
         await service.close()
     }
 
+    /// Mail announced as it arrived is not announced again after a reconnect (the catch-up
+    /// fetched everything past the UIDNEXT of the open, so `watch` printed it twice).
+    @Test func mailAnnouncedBeforeAReconnectIsNotAnnouncedAgain() async throws {
+        let server = try await ServiceFixture.start(count: 5)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        var events = service.events().makeAsyncIterator()
+        _ = try await service.list(pageSize: 10)
+        try ServiceFixture.seed(server, 6, subject: "fresh news")
+        let arrived = try await next(&events, { if case .arrived = $0 { true } else { false } })
+        #expect(arrived.arrivedUIDs == [6])
+        _ = server.faults.add(.command("UID SORT", occurrence: 1), .closeAfter(bytes: 0))
+        _ = try await service.search(try query("message"), pageSize: 10)
+        _ = try await next(&events, { $0 == .connectionRestored })
+        // Events are handled in order: by the time 7 is announced, a repeat of 6 would have been.
+        try ServiceFixture.seed(server, 7, subject: "later news")
+        var announced: [UInt32] = []
+        while !announced.contains(7) {
+            announced += try await next(&events, { if case .arrived = $0 { true } else { false } }).arrivedUIDs
+        }
+        #expect(announced == [7])
+        await service.close()
+    }
+
     private func next(
         _ events: inout AsyncStream<MailServiceEvent>.Iterator, _ wanted: (MailServiceEvent) -> Bool
     ) async throws -> MailServiceEvent {
@@ -422,4 +447,11 @@ func query(_ text: String) throws -> Query { try QueryParser.parse(text).query }
 struct Unexpected: Error, CustomStringConvertible {
     var description: String
     init(_ value: Any) { description = "unexpected: \(value)" }
+}
+
+extension MailServiceEvent {
+    /// The UIDs of an `.arrived` event, newest first; empty for any other event.
+    fileprivate var arrivedUIDs: [UInt32] {
+        if case .arrived(let emails) = self { emails.map(\.uid) } else { [] }
+    }
 }
