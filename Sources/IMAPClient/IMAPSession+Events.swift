@@ -71,7 +71,8 @@ public struct MailboxEventStream: AsyncSequence, Sendable {
 
     let session: IMAPSession
 
-    /// An iterator; each one is a listener of its own.
+    /// An iterator. Iterators of one session share its events: each event reaches one of them
+    /// (for several consumers, one iterator and a fan-out, as `MailboxConnection.changes()`).
     public func makeAsyncIterator() -> Iterator { Iterator(session: session) }
 
     /// Reads the events in order; dropping it stops listening.
@@ -93,9 +94,11 @@ public struct MailboxEventStream: AsyncSequence, Sendable {
         /// The next event; nil when the session was closed by its owner or the task cancelled.
         public func next() async throws(IMAPError) -> MailboxEvent? {
             if !listening {
-                listening = true
+                // Listening only once the map is complete: a failure here leaves no listener
+                // for deinit to remove (it used to remove another iterator's).
                 try await session.completeSequenceMap()
                 await session.addListener()
+                listening = true
             }
             while head >= pending.count {
                 guard let events = try await session.nextEvents() else { return nil }

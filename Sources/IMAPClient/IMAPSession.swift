@@ -29,7 +29,14 @@ public actor IMAPSession {
     private var waiters: [CommandID: CheckedContinuation<CommandOutcome, any Error>] = [:]
     private var sinks: [CommandID: MessageStream<FetchResponse>] = [:]
     private var challengeAnswers: [CommandID: @Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8]] = [:]
-    private var eventWaiter: CheckedContinuation<Void, Never>?
+    /// The listeners waiting for events, each woken when events arrive (one waiter used to
+    /// replace another by waking it, and two listeners woke each other without end).
+    private var eventWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// How many times a listener began to wait for events (for tests: a quiet mailbox must not
+    /// make listeners wake).
+    package private(set) var nextEventWaiter: UInt64 = 0
+    /// The listeners waiting for events now (for tests).
+    package var waitingListenerCount: Int { eventWaiters.count }
     private var listeners = 0
     private var idleSince: ContinuousClock.Instant?
     private var nextPoll: ContinuousClock.Instant?
@@ -242,8 +249,7 @@ public actor IMAPSession {
                     perform(machine.end(with: error))
                 }
             case .eventsAvailable:
-                eventWaiter?.resume()
-                eventWaiter = nil
+                wakeEventWaiters()
             case .closeConnection(let error):
                 connectionEnded.store(true, ordering: .relaxed)
                 logger.info("session ended: \(error.message)")
@@ -343,20 +349,26 @@ public actor IMAPSession {
                 throw failure
             }
             if Task.isCancelled { return nil }
+            nextEventWaiter += 1
+            let waiter = nextEventWaiter
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    eventWaiter?.resume()
-                    eventWaiter = continuation
+                    eventWaiters[waiter] = continuation
                 }
             } onCancel: {
-                Task { await self.wakeEventWaiter() }
+                Task { await self.wakeEventWaiter(waiter) }
             }
         }
     }
 
-    private func wakeEventWaiter() {
-        eventWaiter?.resume()
-        eventWaiter = nil
+    private func wakeEventWaiter(_ waiter: UInt64) {
+        eventWaiters.removeValue(forKey: waiter)?.resume()
+    }
+
+    private func wakeEventWaiters() {
+        let waiting = eventWaiters.values
+        eventWaiters = [:]
+        for waiter in waiting { waiter.resume() }
     }
 
     // MARK: - Closing

@@ -279,6 +279,45 @@ import Testing
         await server.stop()
     }
 
+    /// Two iterators of one session's events wait side by side without waking each other (each
+    /// new waiter used to wake the one before, and two woke each other without end), and an
+    /// event reaches one of them.
+    @Test func twoListenersOfOneSessionWaitQuietlyAndShareItsEvents() async throws {
+        let server = try await Self.server()
+        let session = try await server.loggedInSession()
+        let (reports, report) = AsyncStream.makeStream(of: MailboxEvent.self)
+        let listeners = (0..<2).map { _ in
+            Task { () throws(IMAPError) -> MailboxEvent? in
+                let iterator = session.events().makeAsyncIterator()
+                let event = try await iterator.next()
+                if let event { report.yield(event) }
+                return event
+            }
+        }
+        while await session.waitingListenerCount < 2 { await Task.yield() }
+        let waitsBefore = await session.nextEventWaiter
+        // A round trip of the session while both wait: a quiet mailbox wakes nobody.
+        try await session.noop()
+        #expect(await session.nextEventWaiter - waitsBefore <= 4)
+        let other = try await server.loggedInSession()
+        try await other.store(SequenceSet(4), .add, [.flagged])
+        var reported = reports.makeAsyncIterator()
+        _ = await reported.next()
+        // The other listener waits until cancelled; the change reached one of them, once.
+        for listener in listeners { listener.cancel() }
+        var heard: [MailboxEvent] = []
+        for listener in listeners {
+            if let event = try await listener.value { heard.append(event) }
+        }
+        let changes = heard.filter {
+            if case .flagsChanged(uid: 4, let flags, _) = $0 { flags.contains(.flagged) } else { false }
+        }
+        #expect(changes.count == 1, "\(heard)")
+        await other.logout()
+        await session.logout()
+        await server.stop()
+    }
+
     @Test func aLoginRefusedAsUnavailableIsRetriedButAWrongPasswordIsNot() async throws {
         let server = try await Self.server()
         _ = server.faults.add(.command("LOGIN", occurrence: 1), .respond(.no, code: "UNAVAILABLE", text: "try later"))

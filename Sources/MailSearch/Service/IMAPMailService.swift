@@ -477,25 +477,29 @@ public actor IMAPMailService: MailService {
     }
 
     public func close() async {
+        // Everything is reset before the first await: a call that ends while the connections
+        // log out finds the new, unopened state (it used to start listening on the closing
+        // connection, and the service then never listened again).
         pump?.cancel()
         pump = nil
-        await connection.close()
-        await others.close()
+        let closing = (connection, others)
+        // A later call opens the mailbox again on a new connection.
+        connection = MailboxConnection(
+            configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
+            policy: reconnectPolicy)
+        others = OtherMailboxes(configuration: configuration, credentials: credentials)
+        described = nil
+        selected = nil
+        listed = false
+        modificationSequences = ModificationSequenceCache()
         for watcher in watchers.withLock({ state in
             defer { state = [:] }
             return state.values
         }) {
             watcher.finish()
         }
-        described = nil
-        selected = nil
-        listed = false
-        modificationSequences = ModificationSequenceCache()
-        // A later call opens the mailbox again on a new connection.
-        connection = MailboxConnection(
-            configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
-            policy: reconnectPolicy)
-        others = OtherMailboxes(configuration: configuration, credentials: credentials)
+        await closing.0.close()
+        await closing.1.close()
     }
 
     private func broadcast(_ event: MailServiceEvent) {
@@ -512,8 +516,10 @@ public actor IMAPMailService: MailService {
 
     private func startPump() async {
         guard pump == nil else { return }
-        let changes = await connection.changes()
-        guard pump == nil else { return }
+        let source = connection
+        let changes = await source.changes()
+        // Another call may have started listening meanwhile, or close() replaced the connection.
+        guard pump == nil, source === connection else { return }
         pump = Task { [weak self] in
             for await change in changes {
                 guard let self else { return }
