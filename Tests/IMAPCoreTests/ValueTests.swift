@@ -228,3 +228,14 @@ import Testing
         }
     }
 }
+
+@Suite struct ByteStringTests {
+    @Test func caseInsensitiveEqualityFoldsLettersOnly() {
+        let text = ByteString(Array("Text-Plain".utf8))
+        #expect(text.equalsCaseInsensitive("text-plain") && text.equalsCaseInsensitive("TEXT-PLAIN"))
+        // '-' and '\r' differ by 0x20 too, but only letters fold; lengths must agree.
+        #expect(!text.equalsCaseInsensitive("text\rplain"))
+        #expect(!text.equalsCaseInsensitive("text-plai") && !text.equalsCaseInsensitive("text-plains"))
+        #expect(!text.equalsCaseInsensitive("next-plain"))
+    }
+}

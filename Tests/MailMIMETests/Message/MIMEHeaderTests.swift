@@ -27,6 +27,15 @@ import Testing
         #expect(header.decodedValue("x-missing") == nil)
     }
 
+    @Test func aNameMatchesInAnyCaseOfItsLettersOnly() throws {
+        let (_, header) = Self.header("X-Mailer: a\nX\rMailer: b\n\n")
+        let field = try #require(header.fields.first)
+        #expect(field.hasName("x-mailer") && field.hasName("X-MAILER") && field.hasName("X-Mailer"))
+        // '-' and '\r' differ by 0x20 too, but only letters fold; a prefix or a longer name is not it.
+        #expect(!field.hasName("x\rmailer"))
+        #expect(!field.hasName("x-maile") && !field.hasName("x-mailers") && !field.hasName("y-mailer"))
+    }
+
     @Test func decodesRFC2047InUnstructuredFields() {
         let (_, header) = Self.header(
             "Subject: =?utf-8?q?R=C3=A9union?=\n =?utf-8?b?IGRlIGx1bmRp?=\nX-Plain: =?bogus\n\n")
