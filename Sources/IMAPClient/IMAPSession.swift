@@ -34,7 +34,7 @@ public actor IMAPSession {
     private var eventWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     /// How many times a listener began to wait for events (for tests: a quiet mailbox must not
     /// make listeners wake).
-    package private(set) var nextEventWaiter: UInt64 = 0
+    package private(set) var eventWaits: UInt64 = 0
     /// The listeners waiting for events now (for tests).
     package var waitingListenerCount: Int { eventWaiters.count }
     private var listeners = 0
@@ -349,8 +349,8 @@ public actor IMAPSession {
                 throw failure
             }
             if Task.isCancelled { return nil }
-            nextEventWaiter += 1
-            let waiter = nextEventWaiter
+            eventWaits += 1
+            let waiter = eventWaits
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     eventWaiters[waiter] = continuation

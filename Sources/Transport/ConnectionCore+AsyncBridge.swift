@@ -75,21 +75,24 @@ extension ConnectionCore {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                    let immediate = shared.withLock { state -> Result<[UInt8], TransportError>? in
-                        if let error = state.terminalError { return .failure(error) }
+                    let (immediate, readWatchers) = shared.withLock {
+                        state -> (Result<[UInt8], TransportError>?, [CheckedContinuation<Void, Never>]) in
+                        if let error = state.terminalError { return (.failure(error), []) }
                         if state.cancelledIDs.remove(id) != nil {
-                            return .failure(TransportError(.cancelled, "reading was cancelled"))
+                            return (.failure(TransportError(.cancelled, "reading was cancelled")), [])
                         }
                         // Arrived since the look above.
-                        if let bytes = takeReceived(&state) { return .success(bytes) }
+                        if let bytes = takeReceived(&state) { return (.success(bytes), []) }
                         if state.peerClosed {
-                            return .failure(TransportError(.connectionClosed, "the server closed the connection"))
+                            return (.failure(TransportError(.connectionClosed, "the server closed the connection")), [])
                         }
                         let deadline = timeout.map { ContinuousClock.now + $0 }
                         state.reads.append(
                             PendingRead(id: id, deadline: deadline, timeout: timeout, continuation: continuation))
-                        return nil
+                        defer { state.readWatchers = [] }
+                        return (nil, state.readWatchers)
                     }
+                    for watcher in readWatchers { watcher.resume() }
                     switch immediate {
                     case .success(let bytes)?: continuation.resume(returning: tookReceived(bytes))
                     case .failure(let error)?: continuation.resume(throwing: error)
@@ -127,6 +130,18 @@ extension ConnectionCore {
     private func tookReceived(_ bytes: [UInt8]) -> [UInt8] {
         if bytes.count >= readAheadLimit { wakeThread() }
         return bytes
+    }
+
+    /// Returns once a read waits for bytes (a test hook: the event that a read is in flight).
+    func waitUntilAReadWaits() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = shared.withLock { state -> Bool in
+                if !state.reads.isEmpty { return true }
+                state.readWatchers.append(continuation)
+                return false
+            }
+            if waiting { continuation.resume() }
+        }
     }
 
     /// Returns once at least `count` received bytes wait for a reader, or the connection ended,

@@ -135,8 +135,12 @@ public final class NetworkConnection: Sendable {
     /// that have already arrived takes them without waking it).
     package var wakeUpCount: Int { core.wakeUps.load(ordering: .relaxed) }
 
-    /// Reads waiting for bytes (a test hook: it lets a test know that a read is in flight).
+    /// Reads waiting for bytes (a test hook).
     package var pendingReadCount: Int { core.shared.withLock { $0.reads.count } }
+
+    /// Returns once a read waits for bytes (a test hook: the event that a read is in flight, where
+    /// ``pendingReadCount`` could only be polled).
+    package func waitUntilAReadWaits() async { await core.waitUntilAReadWaits() }
 
     /// Writes and upgrades handed to the I/O thread and not yet taken up by it (a test hook: it
     /// lets a test close the connection while one waits).
@@ -195,6 +199,8 @@ struct SharedState: Sendable {
     var peerClosed = false
     /// Test hooks waiting until `received` holds a number of bytes.
     var unreadWaiters: [UnreadWaiter] = []
+    /// Test hooks waiting until a read waits (`reads` is not empty).
+    var readWatchers: [CheckedContinuation<Void, Never>] = []
     var cancelledIDs: Set<UInt64> = []
     var closeRequested = false
     var terminalError: TransportError?

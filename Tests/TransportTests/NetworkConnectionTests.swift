@@ -288,12 +288,8 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
                 return nil
             }
         }
-        // Cancel the read once it waits on the I/O thread. (No event says so: the count is
-        // polled, within a deadline.)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while connection.pendingReadCount == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        // Cancel the read once it waits on the I/O thread.
+        await connection.waitUntilAReadWaits()
         #expect(connection.pendingReadCount == 1)
         reader.cancel()
         #expect(await reader.value == .cancelled)

@@ -9,6 +9,7 @@ actor OtherMailboxes {
     private let configuration: IMAPConfiguration
     private let credentials: Credentials
     private var session: IMAPSession?
+    /// One call at a time: the session's selected mailbox belongs to the call that selected it.
     private let turns = TakingTurns()
 
     init(configuration: IMAPConfiguration, credentials: Credentials) {
@@ -19,7 +20,7 @@ actor OtherMailboxes {
     /// The UIDs matching `keys` in each of `mailboxes`, newest first within a mailbox; across
     /// mailboxes by INTERNALDATE, newest first.
     func search(_ keys: [SearchKey], in mailboxes: [String]) async throws(MailServiceError) -> MessageList {
-        try await exclusively { () throws(MailServiceError) -> MessageList in
+        try await turns.run { () throws(MailServiceError) -> MessageList in
             var found: [(id: Email.ID, received: Int)] = []
             var total = 0
             for mailbox in mailboxes {
@@ -64,7 +65,7 @@ actor OtherMailboxes {
 
     /// `in:all`: every selectable mailbox the server lists.
     func searchEverywhere(_ keys: [SearchKey]) async throws(MailServiceError) -> MessageList {
-        let names = try await exclusively { () throws(MailServiceError) -> [String] in
+        let names = try await turns.run { () throws(MailServiceError) -> [String] in
             let session = try await self.liveSession()
             do throws(IMAPError) {
                 return try await session.list().filter { item in
@@ -81,7 +82,7 @@ actor OtherMailboxes {
 
     /// The summaries of `ids` (all outside the open mailbox), in no particular order.
     func emails(_ ids: [Email.ID], pinFlag: Flag) async throws(MailServiceError) -> [Email] {
-        try await exclusively { () throws(MailServiceError) -> [Email] in
+        try await turns.run { () throws(MailServiceError) -> [Email] in
             var emails: [Email] = []
             let byMailbox = Dictionary(grouping: ids, by: \.mailbox)
             for (mailbox, ids) in byMailbox.sorted(by: { $0.key < $1.key }) {
@@ -130,15 +131,5 @@ actor OtherMailboxes {
     private func drop(after error: IMAPError) {
         guard [.connection, .timeout, .bye, .protocolViolation, .tls].contains(error.code) else { return }
         session = nil
-    }
-
-    /// Runs `body` with no other call of this actor in between (the session's selected mailbox
-    /// belongs to one call at a time).
-    private func exclusively<T: Sendable>(
-        _ body: () async throws(MailServiceError) -> T
-    ) async throws(MailServiceError)
-        -> T
-    {
-        try await turns.run(body)
     }
 }
