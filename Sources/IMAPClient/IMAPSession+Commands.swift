@@ -195,44 +195,42 @@ extension IMAPSession {
                 return SearchResult(uids: uids.sorted(by: >), count: count)
             }
         }
-        let found = try await searchOnce(keys, mailbox, ordered: ordered)
         // A search of every message gives the whole sequence-to-UID map for free, so listening
-        // for events afterwards needs no UID SEARCH ALL of its own.
-        if keys == [.all], mailbox == nil || selectedMailbox?.name == mailbox?.name {
-            _ = machine.setAllUIDs(found.uids.sorted())
-        }
-        return found
+        // for events afterwards needs no UID SEARCH ALL of its own. The state machine installs
+        // it when the answer is complete, in order with the responses around it: an EXPUNGE read
+        // just after it cannot be undone by a map installed later.
+        return try await searchOnce(keys, mailbox, ordered: ordered, mapsAllUIDs: keys == [.all])
     }
 
     private func searchOnce(
-        _ keys: [SearchKey], _ mailbox: MailboxExpectation?, ordered: Bool
+        _ keys: [SearchKey], _ mailbox: MailboxExpectation?, ordered: Bool, mapsAllUIDs: Bool = false
     ) async throws(IMAPError) -> SearchResult {
         let isASCII = keys.allSatisfy { $0.isASCII }
         let utf8Mode = capabilities.contains(.imap4rev2) || enabled.contains(.utf8Accept)
         if ordered && capabilities.contains(.sort) {
             do {
-                return try await sortNewestFirst(keys, charset: "UTF-8", mailbox)
+                return try await sortNewestFirst(keys, charset: "UTF-8", mailbox, mapsAllUIDs)
             } catch  where error.isCharsetRefusal {
                 guard isASCII else { throw Self.cannotSearchNonASCII(error) }
-                return try await sortNewestFirst(keys, charset: "US-ASCII", mailbox)
+                return try await sortNewestFirst(keys, charset: "US-ASCII", mailbox, mapsAllUIDs)
             }
         }
         let charset = isASCII || utf8Mode ? nil : "UTF-8"
         do {
-            return try await searchNewestFirst(keys, charset: charset, mailbox)
+            return try await searchNewestFirst(keys, charset: charset, mailbox, mapsAllUIDs)
         } catch  where error.isCharsetRefusal && charset != nil {
             throw Self.cannotSearchNonASCII(error)
         } catch  where error.responseCode.isBadCharset && isASCII {
-            return try await searchNewestFirst(keys, charset: nil, mailbox)
+            return try await searchNewestFirst(keys, charset: nil, mailbox, mapsAllUIDs)
         }
     }
 
     private func sortNewestFirst(
-        _ keys: [SearchKey], charset: String, _ mailbox: MailboxExpectation?
+        _ keys: [SearchKey], charset: String, _ mailbox: MailboxExpectation?, _ mapsAllUIDs: Bool
     ) async throws(IMAPError) -> SearchResult {
         let result = try await run(
             .uidSort(criteria: [SortCriterion(.arrival, reversed: true)], charset: charset, keys: keys),
-            claim: .search, expecting: mailbox)
+            claim: .search, expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
         var uids: [UInt32] = []
         for response in result.untagged {
             if case .sort(let numbers, _) = response { uids += numbers }
@@ -243,12 +241,12 @@ extension IMAPSession {
     }
 
     private func searchNewestFirst(
-        _ keys: [SearchKey], charset: String?, _ mailbox: MailboxExpectation?
+        _ keys: [SearchKey], charset: String?, _ mailbox: MailboxExpectation?, _ mapsAllUIDs: Bool
     ) async throws(IMAPError) -> SearchResult {
         let esearch = capabilities.contains(.esearch)
         let result = try await run(
             .uidSearch(charset: charset, returnOptions: esearch ? [.count, .all] : nil, keys: keys), claim: .search,
-            expecting: mailbox)
+            expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
         var uids: [UInt32] = []
         var count: Int?
         for response in result.untagged {

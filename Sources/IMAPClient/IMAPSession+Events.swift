@@ -20,15 +20,12 @@ extension IMAPSession {
         for _ in 0..<3 {
             guard let tracker = machine.tracker, !tracker.isMapComplete, !enabled.contains(.qresync) else { return }
             let esearch = capabilities.contains(.esearch)
-            let outcome = try await run(
-                .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.all]), claim: .search)
-            var uids: [UInt32] = []
-            for response in outcome.untagged {
-                if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
-                if case .search(let numbers, _) = response { uids += numbers }
-            }
-            if machine.setAllUIDs(uids.sorted()) { return }
-            logger.debug("the UID map changed while it was read (\(uids.count) UIDs); reading it again")
+            // The state machine installs the answer as it completes (`mapsAllUIDs`), in order
+            // with the responses around it.
+            _ = try await run(
+                .uidSearch(returnOptions: esearch ? [.all] : nil, keys: [.all]), claim: .search, mapsAllUIDs: true)
+            if machine.tracker?.isMapComplete ?? true { return }
+            logger.debug("the mailbox changed while its UIDs were read; reading them again")
         }
     }
 

@@ -145,7 +145,7 @@ public actor IMAPSession {
     @discardableResult
     func run(
         _ command: Command, claim: CommandClaim = .nothing, expecting mailbox: MailboxExpectation? = nil,
-        sink: MessageStream<FetchResponse>? = nil, streamGroup: UInt64? = nil,
+        mapsAllUIDs: Bool = false, sink: MessageStream<FetchResponse>? = nil, streamGroup: UInt64? = nil,
         onChallenge: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
     ) async throws(IMAPError) -> CommandOutcome {
         if let failure = machine.failure { throw failure }
@@ -159,7 +159,7 @@ public actor IMAPSession {
         }
         let request = CommandRequest(
             command: command, claim: claim, streams: sink != nil, streamGroup: streamGroup, expectedMailbox: mailbox,
-            answersChallenges: onChallenge != nil)
+            answersChallenges: onChallenge != nil, mapsAllUIDs: mapsAllUIDs)
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation {

@@ -255,6 +255,31 @@ import Testing
         #expect(machine.tracker?.uids == [3, 0, 0, 0, 0])
     }
 
+    @Test func aSearchOfEveryMessageBecomesTheMapWhenItEndsBeforeLaterResponses() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* 3 EXISTS", "M1 OK done")
+        let search = CommandRequest(command: .uidSearch(keys: [.all]), claim: .search, mapsAllUIDs: true)
+        _ = machine.enqueue(2, search, now: Self.now)
+        // The answer and its end, then (in the same read) another client's expunge and new mail.
+        _ = Self.feed(&machine, "* SEARCH 10 11 12", "M2 OK done", "* 2 EXPUNGE", "* 3 EXISTS")
+        #expect(machine.tracker?.uids == [10, 12, 0])
+        #expect(machine.takeEvents() == [.expunged(SequenceSet(11)), .messageCount(3)])
+    }
+
+    @Test func aSearchAnswerOvertakenByAnExpungeIsNotTheMap() {
+        var machine = Self.machine()
+        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
+        _ = Self.feed(&machine, "* 3 EXISTS", "M1 OK done")
+        let search = CommandRequest(command: .uidSearch(keys: [.all]), claim: .search, mapsAllUIDs: true)
+        _ = machine.enqueue(2, search, now: Self.now)
+        // The answer lists UID 11, which goes before the command ends (EXPUNGE is allowed during
+        // a UID command): the list is out of date, and the count alone would not show it.
+        _ = Self.feed(&machine, "* SEARCH 10 11 12", "* 2 EXPUNGE", "* 3 EXISTS", "M2 OK done")
+        #expect(machine.tracker?.uids == [0, 0, 0])
+        #expect(machine.tracker?.isMapComplete == false)
+    }
+
     @Test func eventsPastTheBufferBecomeOneResyncNeeded() {
         var machine = Self.machine(events: 3)
         _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)

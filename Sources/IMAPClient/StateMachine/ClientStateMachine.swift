@@ -34,6 +34,11 @@ struct CommandRequest: Sendable {
     var expectedMailbox: MailboxExpectation?
     /// Every `+` after the command's own literals goes to the driver as `.challenge` (SASL).
     var answersChallenges = false
+    /// A search of every message of the selected mailbox: when it ends with OK, its UIDs become
+    /// the sequence-to-UID map there and then, before any later response is applied, unless an
+    /// EXISTS, EXPUNGE or VANISHED came between its answer and its end (the answer is then out
+    /// of date, and the map is left as it was).
+    var mapsAllUIDs = false
 }
 
 /// The client side of one IMAP connection after the greeting, as a value: tags, the commands
@@ -85,6 +90,8 @@ struct ClientStateMachine: Sendable {
         var tag = ""
         var remaining: [EncodedChunk] = []
         var collected: [UntaggedResponse] = []
+        /// The tracker's membership count when the first search answer arrived (`mapsAllUIDs`).
+        var membershipAtAnswer: Int?
         var abandoned = false
         var sentAt: ContinuousClock.Instant?
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
@@ -461,6 +468,7 @@ struct ClientStateMachine: Sendable {
         if literalWriter == entry.id { literalWriter = nil }
         if entry.isSelect { finishSelect(tagged, into: &actions) }
         if tagged.status == .ok { afterSuccess(of: entry.request.command, tagged) }
+        if tagged.status == .ok, entry.request.mapsAllUIDs { installUIDs(answeredBy: entry) }
         if !entry.abandoned {
             do throws(IMAPError) {
                 try Self.check(tagged, command: entry.request.command)
@@ -491,6 +499,23 @@ struct ClientStateMachine: Sendable {
         tracker = selected
     }
 
+    /// Makes the answer of a search of every message the sequence-to-UID map, if nothing changed
+    /// the mailbox's membership since the answer arrived (see `CommandRequest.mapsAllUIDs`).
+    private mutating func installUIDs(answeredBy entry: Entry) {
+        guard let membership = tracker?.membershipChanges,
+            entry.membershipAtAnswer == nil || entry.membershipAtAnswer == membership
+        else { return }
+        var uids: [UInt32] = []
+        for response in entry.collected {
+            switch response {
+            case .search(let numbers, _), .sort(let numbers, _): uids += numbers
+            case .extendedSearch(let answer): uids += answer.all?.numbers ?? []
+            default: break
+            }
+        }
+        _ = tracker?.setAllUIDs(uids.sorted())
+    }
+
     private mutating func afterSuccess(of command: Command, _ tagged: TaggedResponse) {
         switch command {
         case .login, .authenticate: isAuthenticated = true
@@ -519,6 +544,9 @@ struct ClientStateMachine: Sendable {
         for index in inFlight.indices where inFlight[index].request.claim.claims(response, tag: inFlight[index].tag) {
             if case .fetch(let fetch) = response, let uid = fetch.uid {
                 tracker?.record(uid: uid, at: fetch.sequenceNumber)
+            }
+            if inFlight[index].request.mapsAllUIDs, inFlight[index].membershipAtAnswer == nil {
+                inFlight[index].membershipAtAnswer = tracker?.membershipChanges
             }
             if inFlight[index].abandoned { return }
             if inFlight[index].request.streams, case .fetch(let fetch) = response {

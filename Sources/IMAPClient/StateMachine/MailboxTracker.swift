@@ -12,6 +12,9 @@ struct MailboxTracker: Sendable {
     private(set) var uids: [UInt32] = []
     /// How many entries of `uids` are still 0.
     private(set) var unknownCount = 0
+    /// How many times messages came or went (EXISTS with a new count, EXPUNGE, VANISHED): a
+    /// list of every UID read between two equal values is still the mailbox's.
+    private(set) var membershipChanges = 0
 
     init(_ mailbox: SelectedMailbox) { self.mailbox = mailbox }
 
@@ -43,12 +46,14 @@ struct MailboxTracker: Sendable {
         case .exists(let count):
             let old = mailbox.messageCount
             mailbox.messageCount = count
+            if count != old { membershipChanges += 1 }
             resize(to: Int(count))
             return count == old ? [] : [.messageCount(count)]
         case .recent(let count):
             mailbox.recentCount = count
             return []
         case .expunge(let number):
+            membershipChanges += 1
             guard number >= 1, Int(number) <= uids.count else { return [.resyncNeeded] }
             let uid = uids.remove(at: Int(number) - 1)
             if mailbox.messageCount > 0 { mailbox.messageCount -= 1 }
@@ -58,7 +63,10 @@ struct MailboxTracker: Sendable {
             }
             return [.expunged(SequenceSet(uid))]
         case .vanished(let earlier, let set):
-            if !earlier { removeUIDs(set) }
+            if !earlier {
+                membershipChanges += 1
+                removeUIDs(set)
+            }
             return [.expunged(set)]
         case .flags(let flags):
             mailbox.flags = flags
