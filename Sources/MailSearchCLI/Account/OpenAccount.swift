@@ -30,6 +30,10 @@ struct OpenAccount: Sendable {
         // into connecting: the connection's own TLS context waits inside OpenSSL for the set-up
         // to finish, so nothing waits for it before then.
         async let warmedUp: Void = OpenSSLLibrary.warmUp()
+        // The local time zone (Foundation reads the environment, /etc/localtime and ICU's zone
+        // data: about 1.1M instructions the first time) is looked up beside the same work, not
+        // in front of connecting.
+        async let localZone = TimeZone.current
         var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
             try AccountSettings.resolve(options, environment: environment)
         }
@@ -57,7 +61,8 @@ struct OpenAccount: Sendable {
         let configuration = Self.configuration(settings, trust: trust, demo: demo != nil, log: context.standardError)
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
-            flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy)
+            flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
+            timeZone: await localZone)
         do {
             let mailbox = try await service.open()
             await warmedUp
