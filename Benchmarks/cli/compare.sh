@@ -8,7 +8,7 @@
 #   2. `mailsearch list --limit N --json` beside a raw read of the same UID FETCH (Python, TLS,
 #      bytes read to the tagged OK, nothing parsed).
 #
-#   Benchmarks/cli/compare.sh [--messages N] [--rounds R] [--latency MS]
+#   Benchmarks/cli/compare.sh [--messages N] [--rounds R] [--latency MS] [--phases]
 #
 # With --latency, every tool reaches Dovecot through Benchmarks/latency/latency-proxy.py, which
 # holds each client-to-server transfer MS milliseconds: what a command costs on a network, where
@@ -16,6 +16,11 @@
 #
 # Prints best and median of R rounds (default 5) of each, the machine's load, and whether each
 # goal holds (search median <= imapfilter's; list median <= 1.3x the raw read's).
+#
+# With --phases, the search and imapfilter then run R more rounds each with a preloaded library
+# (phase-timestamps.c, built with cc) that timestamps start-up, connect(), each socket read and
+# write and the exit: the median of each phase, side by side (the server's search is the
+# longest wait; the rest is the tools' own).
 #
 # Everything talks to Dovecot over loopback TLS (IMAPS) with its self-signed certificate trusted.
 # Needs: dovecot-imapd, imapfilter, python3 (apt-get install dovecot-imapd imapfilter python3).
@@ -25,12 +30,14 @@ cd "$(dirname "$0")/../.."
 MESSAGES=20000
 ROUNDS=5
 LATENCY=0
+PHASES=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --messages) MESSAGES=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --latency) LATENCY=$2; shift 2 ;;
-        *) echo "usage: $0 [--messages N] [--rounds R] [--latency MS]" >&2; exit 64 ;;
+        --phases) PHASES=1; shift ;;
+        *) echo "usage: $0 [--messages N] [--rounds R] [--latency MS] [--phases]" >&2; exit 64 ;;
     esac
 done
 command -v imapfilter >/dev/null || { echo "error: imapfilter is not installed (apt-get install imapfilter)" >&2; exit 69; }
@@ -210,6 +217,14 @@ row "python imaplib (the same)" "$IMAPLIB_BEST" "$IMAPLIB" "imapfilter/imaplib =
 row "list --json --limit $MESSAGES" "$LIST_BEST" "$LIST" ""
 row "raw read of the same UID FETCH" "$RAW_BEST" "$RAW" "mailsearch/raw = $LIST_RATIO"
 echo
+if [[ $PHASES == 1 ]]; then
+    cc -O2 -shared -fPIC -o "$WORK/phase-timestamps.so" Benchmarks/cli/phase-timestamps.c -ldl
+    echo "phases of the search, $ROUNDS runs each (interleaved):"
+    python3 Benchmarks/cli/phases.py "$WORK/phase-timestamps.so" "$ROUNDS" \
+        mailsearch -- "$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME" --- \
+        imapfilter -- imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua"
+    echo
+fi
 if [[ $LATENCY != 0 ]]; then
     echo "(the goals are set on loopback: run without --latency for their verdicts)"
     exit 0
