@@ -255,12 +255,19 @@ import Testing
         #expect(machine.tracker?.uids == [3, 0, 0, 0, 0])
     }
 
-    @Test func aSearchOfEveryMessageBecomesTheMapWhenItEndsBeforeLaterResponses() {
+    /// A machine with INBOX (3 messages) selected and `M2 UID SEARCH ALL` in flight, its answer
+    /// to become the map (`mapsAllUIDs`).
+    static func searchingEveryMessage() -> ClientStateMachine {
         var machine = Self.machine()
         _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
         _ = Self.feed(&machine, "* 3 EXISTS", "M1 OK done")
         let search = CommandRequest(command: .uidSearch(keys: [.all]), claim: .search, mapsAllUIDs: true)
         _ = machine.enqueue(2, search, now: Self.now)
+        return machine
+    }
+
+    @Test func aSearchOfEveryMessageBecomesTheMapWhenItEndsBeforeLaterResponses() {
+        var machine = Self.searchingEveryMessage()
         // The answer and its end, then (in the same read) another client's expunge and new mail.
         _ = Self.feed(&machine, "* SEARCH 10 11 12", "M2 OK done", "* 2 EXPUNGE", "* 3 EXISTS")
         #expect(machine.tracker?.uids == [10, 12, 0])
@@ -268,11 +275,7 @@ import Testing
     }
 
     @Test func aSearchAnswerOvertakenByAnExpungeIsNotTheMap() {
-        var machine = Self.machine()
-        _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
-        _ = Self.feed(&machine, "* 3 EXISTS", "M1 OK done")
-        let search = CommandRequest(command: .uidSearch(keys: [.all]), claim: .search, mapsAllUIDs: true)
-        _ = machine.enqueue(2, search, now: Self.now)
+        var machine = Self.searchingEveryMessage()
         // The answer lists UID 11, which goes before the command ends (EXPUNGE is allowed during
         // a UID command): the list is out of date, and the count alone would not show it.
         _ = Self.feed(&machine, "* SEARCH 10 11 12", "* 2 EXPUNGE", "* 3 EXISTS", "M2 OK done")
