@@ -19,6 +19,29 @@ extension IMAPSession {
     /// not show what ENABLE turned on.
     func login(_ credentials: Credentials, awaitingEnable: Bool) async throws(IMAPError) {
         guard !isAuthenticated else { return }
+        if loginWaiters != nil {
+            // A login is under way (this actor runs another caller between its suspensions):
+            // this one ends as that one does.
+            let failure = await withCheckedContinuation { (continuation: CheckedContinuation<IMAPError?, Never>) in
+                loginWaiters?.append(continuation)
+            }
+            if let failure { throw failure }
+            return
+        }
+        loginWaiters = []
+        var failure: IMAPError?
+        do throws(IMAPError) {
+            try await authenticateOnce(credentials, awaitingEnable: awaitingEnable)
+        } catch {
+            failure = error
+        }
+        let waiting = loginWaiters ?? []
+        loginWaiters = nil
+        for waiter in waiting { waiter.resume(returning: failure) }
+        if let failure { throw failure }
+    }
+
+    private func authenticateOnce(_ credentials: Credentials, awaitingEnable: Bool) async throws(IMAPError) {
         guard connection.isTLS || connection.peerIsLoopback else {
             throw IMAPError(
                 .insecure,

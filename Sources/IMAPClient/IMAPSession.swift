@@ -51,6 +51,28 @@ public actor IMAPSession {
     private var pendingEnable: (id: CommandID, requested: Set<Capability>, waiting: [CheckedContinuation<Void, Never>])?
     /// Set once the session has ended, readable without a suspension.
     let connectionEnded = Atomic<Bool>(false)
+    /// While a login runs: the callers of `login` that came meanwhile, each given its outcome
+    /// (nil when it succeeded) instead of sending a second AUTHENTICATE the server would refuse.
+    var loginWaiters: [CheckedContinuation<IMAPError?, Never>]? {
+        didSet { wakeLoginWatchers() }
+    }
+    /// Tests waiting until a number of callers wait for a login (`waitUntilLoginsWait`).
+    private var loginWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once `count` callers of `login` are waiting for a login under way (for tests).
+    package func waitUntilLoginsWait(_ count: Int) async {
+        guard (loginWaiters?.count ?? 0) < count else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loginWatchers.append((count, continuation))
+        }
+    }
+
+    private func wakeLoginWatchers() {
+        let waiting = loginWaiters?.count ?? 0
+        let ready = loginWatchers.filter { $0.count <= waiting }
+        loginWatchers.removeAll { $0.count <= waiting }
+        for watcher in ready { watcher.continuation.resume() }
+    }
 
     init(
         configuration: IMAPConfiguration, connection: NetworkConnection, parser: ResponseParser,
