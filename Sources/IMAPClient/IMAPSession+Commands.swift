@@ -254,12 +254,8 @@ extension IMAPSession {
         let result = try await run(
             .uidSort(criteria: [SortCriterion(.arrival, reversed: true)], charset: charset, keys: keys),
             claim: .search, expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
-        var uids: [UInt32] = []
-        for response in result.untagged {
-            if case .sort(let numbers, _) = response { uids += numbers }
-            // RFC 5267 ESORT servers may answer with ESEARCH even to a plain SORT.
-            if case .extendedSearch(let answer) = response { uids += answer.all?.numbers ?? [] }
-        }
+        // RFC 5267 ESORT servers may answer with ESEARCH even to a plain SORT.
+        let uids = result.untagged.answeredUIDs
         return SearchResult(uids: uids, count: uids.count)
     }
 
@@ -270,18 +266,13 @@ extension IMAPSession {
         let result = try await run(
             .uidSearch(charset: charset, returnOptions: esearch ? [.count, .all] : nil, keys: keys), claim: .search,
             expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
-        var uids: [UInt32] = []
+        // RFC 4731: ESEARCH with or without the correlator, and with no return data at all
+        // when nothing matched.
+        let uids = result.untagged.answeredUIDs.sorted(by: >)
         var count: Int?
-        for response in result.untagged {
-            // RFC 4731: ESEARCH with or without the correlator, and with no return data at all
-            // when nothing matched.
-            if case .extendedSearch(let answer) = response {
-                uids += answer.all?.numbers ?? []
-                if let reported = answer.count { count = Int(reported) }
-            }
-            if case .search(let numbers, _) = response { uids += numbers }
+        for case .extendedSearch(let answer) in result.untagged {
+            if let reported = answer.count { count = Int(reported) }
         }
-        uids.sort(by: >)
         return SearchResult(uids: uids, count: count ?? uids.count)
     }
 

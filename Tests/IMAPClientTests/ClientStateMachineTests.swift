@@ -245,8 +245,10 @@ import Testing
         var machine = Self.machine()
         _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: Self.now)
         _ = Self.feed(&machine, "* 4 EXISTS", "M1 OK done")
-        let complete = machine.setAllUIDs([3, 5, 8, 13])
-        #expect(complete)
+        let search = CommandRequest(command: .uidSearch(keys: [.all]), claim: .search, mapsAllUIDs: true)
+        _ = machine.enqueue(2, search, now: Self.now)
+        _ = Self.feed(&machine, "* SEARCH 3 5 8 13", "M2 OK done")
+        #expect(machine.tracker?.isMapComplete == true)
         _ = Self.feed(&machine, "* 2 EXPUNGE", "* 2 EXPUNGE", "* VANISHED 13", "* 5 EXISTS")
         #expect(
             machine.takeEvents() == [

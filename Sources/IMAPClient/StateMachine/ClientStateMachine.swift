@@ -308,11 +308,6 @@ struct ClientStateMachine: Sendable {
         return events
     }
 
-    /// Updates the sequence-to-UID map from a `UID SEARCH ALL` answered while nothing else ran.
-    mutating func setAllUIDs(_ ascending: [UInt32]) -> Bool {
-        tracker?.setAllUIDs(ascending) ?? false
-    }
-
     /// Forgets the UIDVALIDITY remembered for mailboxes (a new connection starts from the
     /// caller's cache instead).
     mutating func rememberUIDValidity(_ value: UInt32, for mailbox: MailboxName) {
@@ -505,15 +500,7 @@ struct ClientStateMachine: Sendable {
         guard let membership = tracker?.membershipChanges,
             entry.membershipAtAnswer == nil || entry.membershipAtAnswer == membership
         else { return }
-        var uids: [UInt32] = []
-        for response in entry.collected {
-            switch response {
-            case .search(let numbers, _), .sort(let numbers, _): uids += numbers
-            case .extendedSearch(let answer): uids += answer.all?.numbers ?? []
-            default: break
-            }
-        }
-        _ = tracker?.setAllUIDs(uids.sorted())
+        tracker?.setAllUIDs(entry.collected.answeredUIDs.sorted())
     }
 
     private mutating func afterSuccess(of command: Command, _ tagged: TaggedResponse) {
@@ -599,6 +586,22 @@ struct ClientStateMachine: Sendable {
                 .bad, "the server did not accept \(command.name): \(text)", serverText: text,
                 responseCode: tagged.text.code)
         }
+    }
+}
+
+extension [UntaggedResponse] {
+    /// The UIDs of the SEARCH, SORT and ESEARCH answers among these, in the order given (a
+    /// SORT's order is its answer).
+    var answeredUIDs: [UInt32] {
+        var uids: [UInt32] = []
+        for response in self {
+            switch response {
+            case .search(let numbers, _), .sort(let numbers, _): uids += numbers
+            case .extendedSearch(let answer): uids += answer.all?.numbers ?? []
+            default: break
+            }
+        }
+        return uids
     }
 }
 

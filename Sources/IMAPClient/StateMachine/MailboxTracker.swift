@@ -32,12 +32,12 @@ struct MailboxTracker: Sendable {
     var largestKnownUID: UInt32? { uids.last { $0 != 0 } }
 
     /// Sets the whole map from the mailbox's UIDs in ascending order (`UID SEARCH ALL`): they
-    /// are the sequence numbers' UIDs exactly when their count is the message count.
-    mutating func setAllUIDs(_ ascending: [UInt32]) -> Bool {
-        guard ascending.count == Int(mailbox.messageCount) else { return false }
+    /// are the sequence numbers' UIDs exactly when their count is the message count (otherwise
+    /// the map is left as it was).
+    mutating func setAllUIDs(_ ascending: [UInt32]) {
+        guard ascending.count == Int(mailbox.messageCount) else { return }
         uids = ascending
         unknownCount = 0
-        return true
     }
 
     /// Applies one untagged response; returns the events it means for a listener.
