@@ -28,6 +28,7 @@ let package = Package(
         ),
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
+        .target(name: "JSONText", swiftSettings: strictSettings),
         .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
@@ -35,10 +36,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME"], swiftSettings: strictSettings),
+            name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME", "Transport"],
+            swiftSettings: strictSettings),
         .target(
             name: "MailSearchCLI",
-            dependencies: ["MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "MockIMAPServer"],
+            dependencies: [
+                "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "Transport", "MockIMAPServer",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -48,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "MockIMAPServer",
-            dependencies: ["IMAPCore", "MailMIME", "Transport"],
+            dependencies: ["IMAPCore", "JSONText", "MailMIME", "Transport"],
             path: "MockServer/Sources/MockIMAPServer",
             swiftSettings: strictSettings
         ),
@@ -95,8 +99,8 @@ let package = Package(
         .testTarget(
             name: "MailSearchCLITests",
             dependencies: [
-                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "MockIMAPServer",
-                "TestSupport",
+                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "Transport",
+                "MockIMAPServer", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -1,7 +1,8 @@
-public import Foundation
+public import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
+import Transport
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -47,7 +48,7 @@ public struct SearchHistory: Sendable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("mailsearch")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/mailsearch")
     }
 
@@ -155,7 +156,7 @@ public struct SearchHistory: Sendable {
         } catch {
             throw SearchHistoryError(
                 .writeFailed,
-                "cannot create the history directory \(directory.path): \(error.localizedDescription); check its permissions"
+                "cannot create the history directory \(directory.path): \(failureReason(error)); check its permissions"
             )
         }
     }

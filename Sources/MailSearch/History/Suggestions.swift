@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// One suggestion for the search field: the whole text the field would hold if chosen.
 public struct Suggestion: Hashable, Sendable, CustomStringConvertible {
@@ -109,7 +109,11 @@ public enum Suggestions {
         guard person.contains(where: { $0 == " " || $0 == "\"" || $0 == "(" || $0 == ")" || $0 == "\\" }) else {
             return person
         }
-        let escaped = person.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\"" + escaped + "\""
+        var quoted = "\""
+        for scalar in person.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { quoted += "\\" }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
     }
 }

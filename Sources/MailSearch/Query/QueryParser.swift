@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import IMAPCore
 
 /// A parsed query and the hints worth showing next to it.
@@ -199,9 +199,9 @@ private struct Lexer {
     }
 
     static func normalized(_ scalars: String.UnicodeScalarView) -> String {
-        // ASCII text is already in NFC; the Foundation call costs more than the whole parse.
+        // ASCII text is already in NFC; normalizing costs more than the whole parse.
         if scalars.allSatisfy(\.isASCII) { return String(scalars) }
-        return String(scalars).precomposedStringWithCanonicalMapping
+        return String(decoding: String(scalars)._nfcCodeUnits, as: UTF8.self)
     }
 
     /// A run of characters up to a space, quote or parenthesis: an operator, `field:value` or a word.
@@ -355,7 +355,7 @@ private struct Lexer {
 
     /// `A..B`, either end open; a single date is the range of that date.
     static func dateRange(_ value: String, column: Int) throws(QueryError) -> QueryTerm {
-        guard let dots = value.range(of: "..") else {
+        guard let dots = value.firstRange(of: "..") else {
             let single = try date(value, column: column)
             return .receivedBetween(single, single)
         }

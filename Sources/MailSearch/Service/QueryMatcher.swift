@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import IMAPCore
+import MailMIME
 
 /// Decides in memory whether a message matches a query, the way a server's SEARCH would for the
 /// fields an ``InMemoryMailService`` holds: text matches are case-insensitive substrings, dates
@@ -80,7 +81,7 @@ struct QueryMatcher {
     }
 
     private func has(_ haystack: String, _ needle: String) -> Bool {
-        needle.isEmpty || haystack.range(of: needle, options: [.caseInsensitive]) != nil
+        CaseFolding.contains(haystack[...], folded: CaseFolding.pattern(needle))
     }
 
     private func people(_ groups: Email.Person...) -> PeopleMatch { PeopleMatch(people: groups, matcher: self) }

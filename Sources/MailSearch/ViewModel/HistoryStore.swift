@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The view model's search history. The file is read and written on a serial queue of its own,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension InboxViewModel {
     /// A state of the screen a preview shows (the first design document's `TestInboxViewModel`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import IMAPCore
 
 /// An account's settings once the command line and the config file are merged: flags win over

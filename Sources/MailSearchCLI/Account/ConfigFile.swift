@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import JSONText
 
 /// `$XDG_CONFIG_HOME/mailsearch/config.json` (default `~/.config/mailsearch/config.json`):
 /// named accounts, so `--account work` stands for the host, user and password command.
@@ -41,7 +42,7 @@ struct ConfigFile: Hashable, Sendable {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return config + "/mailsearch/config.json"
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.config/mailsearch/config.json"
     }
 
@@ -57,34 +58,37 @@ struct ConfigFile: Hashable, Sendable {
 
     /// Parses the bytes of a config file read from `path`.
     static func parse(_ data: Data, path: String) throws(CommandFailure) -> ConfigFile {
-        let top: [String: Any]
+        let top: JSONObject
         do {
-            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            guard case .object(let object) = try JSONReader.parse(Array(data)) else {
                 throw CommandFailure("\(path) is not a JSON object; see \"mailsearch help\" for its shape")
             }
             top = object
         } catch let failure as CommandFailure {
             throw failure
+        } catch let failure as JSONReader.Failure {
+            throw CommandFailure(
+                "\(path) is not valid JSON (\(failure.reason) at byte \(failure.offset)); check its syntax")
         } catch {
-            throw CommandFailure("\(path) is not valid JSON; check its syntax (a trailing comma, a missing quote)")
+            throw CommandFailure("\(path) is not valid JSON; check its syntax")
         }
-        for key in top.keys where key != "defaultAccount" && key != "accounts" {
+        for key in top.members.map(\.key) where key != "defaultAccount" && key != "accounts" {
             throw CommandFailure(
                 unknownKey(key, in: "the top level", candidates: ["defaultAccount", "accounts"], path))
         }
         var file = ConfigFile(path: path, defaultAccount: nil, accounts: [:])
         if let value = top["defaultAccount"] {
-            guard let name = value as? String else {
+            guard case .string(let name) = value else {
                 throw CommandFailure("\(path): defaultAccount must be a string (an account's name)")
             }
             file.defaultAccount = name
         }
         if let value = top["accounts"] {
-            guard let accounts = value as? [String: Any] else {
+            guard case .object(let accounts) = value else {
                 throw CommandFailure("\(path): accounts must be an object of named accounts")
             }
-            for (name, entry) in accounts {
-                guard let fields = entry as? [String: Any] else {
+            for (name, entry) in accounts.members.map({ ($0.key, $0.value) }) {
+                guard case .object(let fields) = entry else {
                     throw CommandFailure("\(path): the account \"\(name)\" must be an object")
                 }
                 file.accounts[name] = try account(fields, name: name, path: path)
@@ -93,17 +97,17 @@ struct ConfigFile: Hashable, Sendable {
         return file
     }
 
-    private static func account(_ fields: [String: Any], name: String, path: String) throws(CommandFailure) -> Account {
+    private static func account(_ fields: JSONObject, name: String, path: String) throws(CommandFailure) -> Account {
         var account = Account()
         let place = "the account \"\(name)\""
-        for (key, value) in fields {
+        for (key, value) in fields.members.map({ ($0.key, $0.value) }) {
             if key == "password" {
                 throw CommandFailure(
                     "\(path): \(place) has a password; keep it in a password manager and give passwordCommand instead")
             }
             guard keys.contains(key) else { throw CommandFailure(unknownKey(key, in: place, candidates: keys, path)) }
             if stringKeys.contains(key) {
-                guard let text = value as? String else {
+                guard case .string(let text) = value else {
                     throw CommandFailure("\(path): \(key) of \(place) must be a string")
                 }
                 switch key {
@@ -122,17 +126,23 @@ struct ConfigFile: Hashable, Sendable {
                     account.tls = mode
                 }
             } else if key == "insecurePlaintext" {
-                guard let flag = value as? Bool else {
+                guard case .bool(let flag) = value else {
                     throw CommandFailure("\(path): \(key) of \(place) must be true or false")
                 }
                 account.insecurePlaintext = flag
             } else if key == "port" {
-                guard let port = value as? Int, (1...65535).contains(port) else {
+                guard case .integer(let number) = value, (1...65535).contains(number) else {
                     throw CommandFailure("\(path): port of \(place) must be a number from 1 to 65535")
                 }
-                account.port = port
+                account.port = Int(number)
             } else {
-                guard let seconds = value as? Double, seconds > 0 else {
+                let seconds: Double
+                switch value {
+                case .integer(let number): seconds = Double(number)
+                case .fraction(let number): seconds = number
+                default: seconds = 0
+                }
+                guard seconds > 0 else {
                     throw CommandFailure("\(path): timeout of \(place) must be a number of seconds above 0")
                 }
                 account.timeout = seconds

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import IMAPClient
 import IMAPCore
 import MailSearch
@@ -30,10 +30,6 @@ struct OpenAccount: Sendable {
         // into connecting: the connection's own TLS context waits inside OpenSSL for the set-up
         // to finish, so nothing waits for it before then.
         async let warmedUp: Void = OpenSSLLibrary.warmUp()
-        // The local time zone (Foundation reads the environment, /etc/localtime and ICU's zone
-        // data: about 1.1M instructions the first time) is looked up beside the same work, not
-        // in front of connecting.
-        async let localZone = TimeZone.current
         var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
             try AccountSettings.resolve(options, environment: environment)
         }
@@ -62,7 +58,7 @@ struct OpenAccount: Sendable {
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
-            timeZone: await localZone)
+            timeZone: LocalZone.system.currentTimeZone())
         do {
             let mailbox = try await service.open()
             await warmedUp
@@ -132,7 +128,15 @@ struct TraceToStandardError: LogHandler {
     let output: any OutputSink
 
     func log(level: LogLevel, message: String, label: String) {
-        let line = message.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+        // By scalar: "\r\n" is one Character, which a Character-wise replace of "\r" would miss.
+        var line = ""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\r": line += "\\r"
+            case "\n": line += "\\n"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
         output.write("debug: \(line)\n")
     }
 }

@@ -1,3 +1,4 @@
+import JSONText
 import MailSearch
 
 /// `mailsearch history [--clear]`: the account's recent searches, newest first, from

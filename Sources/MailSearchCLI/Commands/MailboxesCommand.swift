@@ -1,3 +1,4 @@
+import JSONText
 import MailSearch
 
 /// `mailsearch mailboxes`: every mailbox of the account with its message and unread counts.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MailSearch
 
 /// `mailsearch search <query>`: the search runs on the server (UID SORT or SEARCH), newest

@@ -1,3 +1,4 @@
+import JSONText
 import MailSearch
 
 /// `mailsearch show <uid>`: the headers and text body of one message, fetched with

@@ -1,5 +1,6 @@
 import IMAPClient
 import IMAPCore
+import JSONText
 import MailSearch
 
 /// `mailsearch watch`: stays connected (IDLE, or NOOP polling where the server has no IDLE)

@@ -1,4 +1,5 @@
 import IMAPCore
+import JSONText
 
 /// `mailsearch debug parse <file>`: parses raw server bytes (a capture, a fixture, or a pipe from
 /// `openssl s_client`) and prints each response as one JSON line.

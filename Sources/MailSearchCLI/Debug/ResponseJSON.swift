@@ -1,4 +1,5 @@
 public import IMAPCore
+public import JSONText
 
 /// The JSON form of parsed responses that `mailsearch debug parse` prints, one object per
 /// response. Every object starts with `"kind"`; keys come in a fixed order, and a FETCH object

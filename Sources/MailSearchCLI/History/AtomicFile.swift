@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Transport
 
 #if canImport(Glibc)
 import Glibc
@@ -11,12 +12,12 @@ import Darwin
 enum AtomicFile {
     /// Writes `bytes` to `path`, creating its directory (mode 0700) when missing.
     static func write(_ bytes: [UInt8], to path: String) throws(CommandFailure) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: path)
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw CommandFailure("cannot create \(directory): \(error.localizedDescription); check its permissions")
+            throw CommandFailure("cannot create \(directory): \(failureReason(error)); check its permissions")
         }
         var template = Array((directory + "/.mailsearch.XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
@@ -41,6 +42,13 @@ enum AtomicFile {
         close(descriptor)
         guard rename(temporary, path) == 0 else { throw failure("replace", path) }
         succeeded = true
+    }
+
+    /// The directory part of `path` (`.` when it has none, `/` for a file at the root).
+    static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
     }
 
     private static func failure(_ what: String, _ path: String) -> CommandFailure {

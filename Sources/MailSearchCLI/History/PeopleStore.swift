@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import JSONText
 import MailSearch
 
 #if canImport(Glibc)

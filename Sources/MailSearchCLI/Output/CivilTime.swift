@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Calendar fields of a moment without Foundation's `Calendar`, which costs tens of
 /// microseconds a call: 20,000 JSON lines spent most of their time there. Proleptic Gregorian,
@@ -31,7 +31,7 @@ struct CivilTime: Hashable, Sendable {
     }
 
     /// The fields of `date` in `timeZone` (its offset at that moment).
-    init(_ date: Date, in timeZone: TimeZone) {
+    init(_ date: Date, in timeZone: LocalZone) {
         self.init(date, offset: timeZone.secondsFromGMT(for: date))
     }
 }

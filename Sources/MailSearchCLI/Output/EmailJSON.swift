@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import JSONText
 import MailSearch
 
 /// An email as one line of `--json` (specs/cli.md, "Output"): every key always present, in this

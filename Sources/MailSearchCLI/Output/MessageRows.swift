@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MailSearch
 
 /// Messages as rows for a person (specs/cli.md, "Output"): a marker column (`●` unread, `📌`
@@ -13,7 +13,7 @@ struct MessageRows {
     /// The moment "today" and "this year" are judged from.
     var now: Date
     /// The time zone dates are shown in.
-    var timeZone: TimeZone
+    var timeZone: LocalZone
 
     /// The sender column's width.
     static let senderWidth = 22
@@ -23,7 +23,7 @@ struct MessageRows {
         let output = context.standardOutput
         let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         return MessageRows(
-            colors: output.isTerminal && !noColor, width: output.terminalWidth, now: now, timeZone: .current)
+            colors: output.isTerminal && !noColor, width: output.terminalWidth, now: now, timeZone: .system)
     }
 
     /// One line per email, each ending in a newline.
@@ -57,10 +57,10 @@ struct MessageRows {
         guard colors else { return previewShown.isEmpty ? plain : plain + "  " + previewShown }
         // The same text with colours: a blue unread dot, a bold subject when unread, a dim preview.
         var colored = plain
-        if !email.isRead, let dot = colored.range(of: "●") {
+        if !email.isRead, let dot = colored.firstRange(of: "●") {
             colored.replaceSubrange(dot, with: "\u{1B}[34m●\u{1B}[0m")
         }
-        if !email.isRead, let range = colored.range(of: subject, options: .backwards) {
+        if !email.isRead, !subject.isEmpty, let range = colored.ranges(of: subject).last {
             colored.replaceSubrange(range, with: "\u{1B}[1m\(subject)\u{1B}[0m")
         }
         if !previewShown.isEmpty { colored += "  \u{1B}[2m\(previewShown)\u{1B}[0m" }
@@ -70,7 +70,7 @@ struct MessageRows {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `14:05` today, `Mar 5` this year, else `2023-03-05`, in `timeZone`.
-    static func formatDate(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+    static func formatDate(_ date: Date, now: Date, timeZone: LocalZone) -> String {
         let time = CivilTime(date, in: timeZone)
         let today = CivilTime(now, in: timeZone)
         if time.year == today.year && time.month == today.month && time.day == today.day {

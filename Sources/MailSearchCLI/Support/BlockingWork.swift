@@ -1,5 +1,11 @@
-import Foundation
+import FoundationEssentials
 import Transport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs work that blocks (reading standard input or a file to its end, waiting for a child
 /// process, a terminal prompt) on a thread of its own, so the cooperative pool never waits on a

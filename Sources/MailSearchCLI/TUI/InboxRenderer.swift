@@ -1,4 +1,4 @@
-package import Foundation
+package import FoundationEssentials
 package import MailSearch
 
 /// Draws a ``TerminalScreen`` as a ``Frame``: a pure function of the screen (with the model's
@@ -20,10 +20,10 @@ package struct InboxRenderer {
     /// The moment dates and "Updated ..." are judged from.
     package var now: Date
     /// The time zone dates are shown in.
-    package var timeZone: TimeZone
+    package var timeZone: LocalZone
 
     /// A renderer for `now` in `timeZone`.
-    package init(now: Date, timeZone: TimeZone = .current) {
+    package init(now: Date, timeZone: LocalZone = .system) {
         self.now = now
         self.timeZone = timeZone
     }

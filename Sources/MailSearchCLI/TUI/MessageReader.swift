@@ -35,7 +35,7 @@ package struct MessageReader: Hashable, Sendable {
         guard width > 0 else { return [] }
         var wrapped: [String] = []
         for line in lines {
-            var rest = TerminalText.sanitized(line.replacingOccurrences(of: "\t", with: "    "))
+            var rest = TerminalText.sanitized(line.replacing("\t", with: "    "))
             if TerminalText.width(of: rest) <= width {
                 wrapped.append(rest)
                 continue

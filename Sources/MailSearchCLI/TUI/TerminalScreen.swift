@@ -1,4 +1,4 @@
-package import Foundation
+package import FoundationEssentials
 package import MailSearch
 
 /// The terminal UI's own state, as a pure state machine: which message is selected and where

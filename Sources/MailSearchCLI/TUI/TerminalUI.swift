@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 package import MailSearch
 import Observation
 import Synchronization
@@ -44,7 +44,7 @@ final class TerminalUI {
     private let model: InboxViewModel
     private let service: IMAPMailService
     private let terminal: RawTerminal
-    private let timeZone: TimeZone
+    private let timeZone: LocalZone
     private var writer: FrameWriter
     private var screen: TerminalScreen
     private let inputs: AsyncStream<Input>
@@ -56,7 +56,7 @@ final class TerminalUI {
     private var messageTasks: [Task<Void, Never>] = []
 
     private init(
-        model: InboxViewModel, service: IMAPMailService, terminal: RawTerminal, colors: Bool, timeZone: TimeZone
+        model: InboxViewModel, service: IMAPMailService, terminal: RawTerminal, colors: Bool, timeZone: LocalZone
     ) {
         self.model = model
         self.service = service
@@ -74,7 +74,7 @@ final class TerminalUI {
     /// - Throws: `RawTerminal.SetupError` when the terminal cannot be put in raw mode.
     static func run(
         service: IMAPMailService, history: InboxViewModel.HistoryStorage, colors: Bool,
-        timeZone: TimeZone = .current
+        timeZone: LocalZone = .system
     ) async throws(RawTerminal.SetupError) -> Outcome {
         // Signals are caught before the terminal changes, so none finds it raw and unrestorable.
         let signals = TerminalSignals()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Transport
 
 #if canImport(Glibc)
 import Glibc
@@ -28,12 +29,15 @@ final class TerminalInput: Sendable {
         let (stream, continuation) = AsyncStream<Key>.makeStream()
         keys = stream
         let wake = wakeRead
-        let thread = Thread {
-            Self.pump(descriptor, wake: wake, into: continuation)
+        do throws(TransportError) {
+            try startIOThread(name: "tui-input") {
+                Self.pump(descriptor, wake: wake, into: continuation)
+                continuation.finish()
+            }
+        } catch {
+            // No thread, no keys: the stream ends as if the terminal were gone.
             continuation.finish()
         }
-        thread.name = "mailsearch.tui.input"
-        thread.start()
     }
 
     deinit {

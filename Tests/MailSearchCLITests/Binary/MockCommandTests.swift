@@ -60,6 +60,26 @@ struct MockCommandTests {
         #expect(!rows.standardOutput.contains("\u{1B}"))
     }
 
+    /// The built tool links FoundationEssentials only, where `TimeZone.current` is always GMT:
+    /// rows take the local offset from the C library, at each message's own moment. The zone is
+    /// a POSIX rule (no zone database needed): UTC in winter, UTC+5 from March to October, so
+    /// "About Nicolas Flamel" (20:25 UTC on 15 March 2024) is on the 16th locally, which neither
+    /// GMT nor today's (December's) offset would show.
+    @Test func rowDatesAreInTheLocalZoneAtEachMessagesMoment() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["TZ"] = "WIN+0SUM-5,M3.1.0/0,M10.5.0"
+        let rows = try await ToolProcess.run(
+            account.tlsArguments + ["search", "from:dumbledore"], environment: environment)
+        #expect(rows.status == 0, "\(rows)")
+        let first = try #require(rows.lines.first)
+        #expect(first.contains("  2024-03-16  Albus Dumbledore        About Nicolas Flamel"), "\(first)")
+        let json = try await ToolProcess.run(
+            account.tlsArguments + ["search", "--json", "subject:Flamel"], environment: environment)
+        #expect(json.standardOutput.contains(#""date":"2024-03-15T20:25:00Z""#), "\(json)")
+    }
+
     @Test func severalArgumentsAreOneQueryAndDashDashAllowsALeadingMinus() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }

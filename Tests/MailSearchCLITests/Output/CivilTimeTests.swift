@@ -30,13 +30,13 @@ import Testing
         #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: -59_011_459_201)) == "0099-12-31T23:59:59Z")
         #expect(EmailJSON.timestamp(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
         let now = Date(timeIntervalSince1970: 1_710_504_000)  // 2024-03-15 12:00 UTC
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = LocalZone(TimeZone(identifier: "UTC")!)
         #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_511_500), now: now, timeZone: utc) == "14:05")
         #expect(MessageRows.formatDate(Date(timeIntervalSince1970: 1_709_640_000), now: now, timeZone: utc) == "Mar 5")
         #expect(
             MessageRows.formatDate(Date(timeIntervalSince1970: 1_678_017_600), now: now, timeZone: utc) == "2023-03-05")
         // 23:30 UTC on the 14th is already the 15th in Tokyo: "today".
-        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        let tokyo = LocalZone(TimeZone(identifier: "Asia/Tokyo")!)
         #expect(
             MessageRows.formatDate(Date(timeIntervalSince1970: 1_710_459_000), now: now, timeZone: tokyo) == "08:30")
     }

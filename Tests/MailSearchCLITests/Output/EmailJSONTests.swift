@@ -1,5 +1,6 @@
 import Foundation
 import IMAPCore
+import JSONText
 import MailSearch
 import TestSupport
 import Testing

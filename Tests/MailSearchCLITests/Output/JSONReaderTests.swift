@@ -1,14 +1,15 @@
 import Foundation
+import JSONText
 import TestSupport
 import Testing
 
-@testable import MailSearchCLI
-
-/// The reader of the tool's state files: what JSONWriter writes reads back the same, documents
-/// read as Foundation reads them, and text that is not JSON (or not the JSON it takes) is refused.
+/// The reader of the tool's state and config files and the mock server's seeds: what JSONWriter
+/// writes reads back the same, documents read as Foundation reads them, and text that is not
+/// JSON (or not the JSON it takes) is refused.
 @Suite(.hangGuard) struct JSONReaderTests {
     static let values: [JSONValue] = [
         .null, .bool(true), .bool(false), .integer(0), .integer(-7), .integer(Int64.max), .integer(Int64.min),
+        .fraction(2.5), .fraction(-1e-7), .fraction(6.02e23), .fraction(0.1),
         .string(""), .string("plain"), .string("quote \" backslash \\ slash / tab \t newline \n"),
         .string("control \u{01}\u{1F} and DEL \u{7F}"), .string("Zoë 山田 📰 🇯🇵"), .array([]), .object([:]),
         .array([.integer(1), .string("two"), .array([.null]), .object(["k": .bool(false)])]),
@@ -26,6 +27,7 @@ import Testing
         #"{"a": [1, -2, {"b": "c\u00e9\ud83d\udcf0"}], "d": null, "e": true}"#,
         " \n\t[ \"\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] \r\n",
         #"[9223372036854775807, -9223372036854775808, 0]"#,
+        #"[1.5, -0.25, 1e3, 2E-3, 6.02e+23, 0.1, -0e0, 9223372036854775808.0]"#,
     ])
     func readsAsFoundationReads(text: String) throws {
         let expected = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
@@ -34,9 +36,9 @@ import Testing
     }
 
     @Test(arguments: [
-        "", " ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "[1 2]", "\"open", "tru", "nul", "01", "-", "1.5",
-        "1e3", "2E3", "[1] x", "\"tab\there\"", "\"bad \\x escape\"", "\"\\u12\"", "\"\\ud83d alone\"",
-        "\"\\udcf0 low first\"", "9223372036854775808", "-9223372036854775809",
+        "", " ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "[1 2]", "\"open", "tru", "nul", "01", "-",
+        "1.", ".5", "-.5", "1e", "1e+", "1.e3", "01.5", "1e999", "[1] x", "\"tab\there\"", "\"bad \\x escape\"",
+        "\"\\u12\"", "\"\\ud83d alone\"", "\"\\udcf0 low first\"", "9223372036854775808", "-9223372036854775809",
         String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
     ])
     func refusesWhatIsNotJSONItTakes(text: String) {
@@ -69,6 +71,7 @@ import Testing
         case .bool(let flag): return NSNumber(value: flag)
         case .integer(let number): return NSNumber(value: number)
         case .unsignedInteger(let number): return NSNumber(value: number)
+        case .fraction(let number): return NSNumber(value: number)
         case .string(let text): return NSString(string: text)
         case .array(let elements): return NSArray(array: elements.map(foundation))
         case .object(let object):

@@ -105,7 +105,7 @@ final class ScreenHarness {
 
     /// The frame at ``now`` in UTC.
     var frame: Frame {
-        InboxRenderer(now: Self.now, timeZone: TimeZone(identifier: "UTC")!).frame(screen)
+        InboxRenderer(now: Self.now, timeZone: LocalZone(TimeZone(identifier: "UTC")!)).frame(screen)
     }
 
     private func synchronize() {

@@ -1,5 +1,5 @@
-import Foundation
 import IMAPCore
+import JSONText
 import MailMIME
 
 /// The JSON seed format: users, mailboxes and messages, each message raw or described by fields.
@@ -34,50 +34,51 @@ enum JSONSeed {
     ) throws(MockServerError)
         -> [SeedMessage]
     {
-        let root: Any
+        let root: JSONValue
         do {
-            root = try JSONSerialization.jsonObject(with: Data(bytes))
+            root = try JSONReader.parse(bytes)
         } catch {
-            throw MockServerError(.invalidSeed, "the JSON seed is not valid JSON: \(error.localizedDescription)")
+            throw MockServerError(
+                .invalidSeed, "the JSON seed is not valid JSON: \(error.reason) at byte \(error.offset)")
         }
-        if let messages = root as? [Any] {
+        if let messages = root.arrayValue {
             return try messages.enumerated().map { (index, value) throws(MockServerError) in
                 try message(value, user: user, mailbox: mailbox, path: "[\(index)]")
             }
         }
-        guard let object = root as? [String: Any] else {
+        guard let object = root.objectValue else {
             throw MockServerError(.invalidSeed, "the JSON seed must be an object or an array of messages")
         }
-        for (index, value) in (object["users"] as? [Any] ?? []).enumerated() {
-            guard let entry = value as? [String: Any], let name = entry["name"] as? String else {
+        for (index, value) in (object["users"]?.arrayValue ?? []).enumerated() {
+            guard let entry = value.objectValue, let name = entry["name"]?.stringValue else {
                 throw MockServerError(.invalidSeed, "users[\(index)] needs a \"name\"")
             }
             if store.credentials(of: name) == nil || entry["password"] != nil || entry["oauth2Token"] != nil {
                 let existing = store.credentials(of: name)
                 store.addUser(
                     MockIMAPServer.User(
-                        name, password: entry["password"] as? String ?? existing?.password,
-                        oauth2Token: entry["oauth2Token"] as? String ?? existing?.oauth2Token))
+                        name, password: entry["password"]?.stringValue ?? existing?.password,
+                        oauth2Token: entry["oauth2Token"]?.stringValue ?? existing?.oauth2Token))
             }
         }
         var messages: [SeedMessage] = []
-        for (index, value) in (object["mailboxes"] as? [Any] ?? []).enumerated() {
+        for (index, value) in (object["mailboxes"]?.arrayValue ?? []).enumerated() {
             let path = "mailboxes[\(index)]"
-            guard let entry = value as? [String: Any], let name = entry["name"] as? String else {
+            guard let entry = value.objectValue, let name = entry["name"]?.stringValue else {
                 throw MockServerError(.invalidSeed, "\(path) needs a \"name\"")
             }
-            let owner = entry["user"] as? String ?? user
+            let owner = entry["user"]?.stringValue ?? user
             guard store.credentials(of: owner) != nil else { throw MailStore.unknownUser(owner) }
             let wire = MailStore.wireName(name)
             var specialUse: SpecialUse?
-            if let text = entry["specialUse"] as? String {
+            if let text = entry["specialUse"]?.stringValue {
                 guard let value = SpecialUse(rawValue: text) else {
                     throw MockServerError(
                         .invalidSeed, "\(path).specialUse \(text) is not \\Sent, \\Drafts, \\Trash ...")
                 }
                 specialUse = value
             }
-            let uidValidity = (entry["uidValidity"] as? NSNumber).map { UInt32(truncating: $0) }
+            let uidValidity = try uid(entry["uidValidity"], "\(path).uidValidity")
             if store.snapshot(user: owner, mailbox: wire)?.isSelectable != true {
                 try store.createMailbox(wireName: wire, user: owner, specialUse: specialUse, uidValidity: uidValidity)
             } else if specialUse != nil || uidValidity != nil {
@@ -86,34 +87,34 @@ enum JSONSeed {
                     if let uidValidity { record.uidValidity = uidValidity }
                 }
             }
-            if let subscribed = entry["subscribed"] as? Bool {
+            if case .bool(let subscribed)? = entry["subscribed"] {
                 try store.updateAccount(owner) { account, _ in
                     if subscribed { account.subscriptions.insert(wire) } else { account.subscriptions.remove(wire) }
                 }
             }
-            for (messageIndex, value) in (entry["messages"] as? [Any] ?? []).enumerated() {
+            for (messageIndex, value) in (entry["messages"]?.arrayValue ?? []).enumerated() {
                 messages.append(
                     try message(value, user: owner, mailbox: name, path: "\(path).messages[\(messageIndex)]"))
             }
         }
-        for (index, value) in (object["messages"] as? [Any] ?? []).enumerated() {
+        for (index, value) in (object["messages"]?.arrayValue ?? []).enumerated() {
             messages.append(try message(value, user: user, mailbox: mailbox, path: "messages[\(index)]"))
         }
         return messages
     }
 
     private static func message(
-        _ value: Any, user: String, mailbox: String, path: String
+        _ value: JSONValue, user: String, mailbox: String, path: String
     ) throws(MockServerError)
         -> SeedMessage
     {
-        guard let entry = value as? [String: Any] else {
+        guard let entry = value.objectValue else {
             throw MockServerError(.invalidSeed, "\(path) must be an object")
         }
         var seed = SeedMessage(user: user, mailbox: mailbox, bytes: [])
-        if let raw = entry["raw"] as? String {
+        if let raw = entry["raw"]?.stringValue {
             seed.bytes = Array(raw.utf8)
-        } else if let raw = entry["rawBase64"] as? String {
+        } else if let raw = entry["rawBase64"]?.stringValue {
             guard let bytes = Base64.decode(validating: Array(raw.utf8)) else {
                 throw MockServerError(.invalidSeed, "\(path).rawBase64 is not valid base64")
             }
@@ -121,12 +122,12 @@ enum JSONSeed {
         } else {
             seed.bytes = try composed(entry, path: path).bytes()
         }
-        if let flags = entry["flags"] as? [String] { seed.flags = flags.map { Flag($0) } }
+        if let flags = entry["flags"]?.stringArrayValue { seed.flags = flags.map { Flag($0) } }
         if let invalid = FlagValidation.firstInvalid(seed.flags) {
             throw MockServerError(.invalidSeed, "\(path).flags: \(invalid)")
         }
-        if let uid = entry["uid"] as? NSNumber { seed.uid = UInt32(truncating: uid) }
-        if let text = entry["internalDate"] as? String ?? entry["date"] as? String {
+        if let uid = try uid(entry["uid"], "\(path).uid") { seed.uid = uid }
+        if let text = entry["internalDate"]?.stringValue ?? entry["date"]?.stringValue {
             guard let date = parseDate(text) else {
                 throw MockServerError(.invalidSeed, "\(path): \(text) is not an ISO 8601 or IMAP date")
             }
@@ -135,46 +136,48 @@ enum JSONSeed {
         return seed
     }
 
-    private static func composed(_ entry: [String: Any], path: String) throws(MockServerError) -> ComposedMessage {
+    private static func composed(_ entry: JSONObject, path: String) throws(MockServerError) -> ComposedMessage {
         func list(_ key: String) -> [String] {
-            if let one = entry[key] as? String { return [one] }
-            return entry[key] as? [String] ?? []
+            if let one = entry[key]?.stringValue { return [one] }
+            return entry[key]?.stringArrayValue ?? []
         }
         var message = ComposedMessage()
-        message.from = entry["from"] as? String
+        message.from = entry["from"]?.stringValue
         message.to = list("to")
         message.cc = list("cc")
         message.bcc = list("bcc")
         message.replyTo = list("replyTo")
-        message.subject = entry["subject"] as? String
-        if let text = entry["date"] as? String {
+        message.subject = entry["subject"]?.stringValue
+        if let text = entry["date"]?.stringValue {
             guard let date = parseDate(text) else {
                 throw MockServerError(.invalidSeed, "\(path).date: \(text) is not an ISO 8601 or IMAP date")
             }
             message.date = date
         }
-        message.messageID = entry["messageId"] as? String
-        message.inReplyTo = entry["inReplyTo"] as? String
-        message.text = entry["text"] as? String
-        message.html = entry["html"] as? String
-        if let headers = entry["headers"] as? [String: String] {
-            message.extraHeaders = headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        message.messageID = entry["messageId"]?.stringValue
+        message.inReplyTo = entry["inReplyTo"]?.stringValue
+        message.text = entry["text"]?.stringValue
+        message.html = entry["html"]?.stringValue
+        if let headers = entry["headers"]?.objectValue {
+            message.extraHeaders = headers.members.sorted { $0.key < $1.key }.compactMap { member in
+                member.value.stringValue.map { (member.key, $0) }
+            }
         }
-        for (index, value) in (entry["attachments"] as? [Any] ?? []).enumerated() {
-            guard let attachment = value as? [String: Any], let filename = attachment["filename"] as? String else {
+        for (index, value) in (entry["attachments"]?.arrayValue ?? []).enumerated() {
+            guard let attachment = value.objectValue, let filename = attachment["filename"]?.stringValue else {
                 throw MockServerError(.invalidSeed, "\(path).attachments[\(index)] needs a \"filename\"")
             }
             var data: [UInt8] = []
-            if let base64 = attachment["base64"] as? String {
+            if let base64 = attachment["base64"]?.stringValue {
                 guard let decoded = Base64.decode(validating: Array(base64.utf8)) else {
                     throw MockServerError(.invalidSeed, "\(path).attachments[\(index)].base64 is not valid base64")
                 }
                 data = decoded
-            } else if let text = attachment["text"] as? String {
+            } else if let text = attachment["text"]?.stringValue {
                 data = Array(text.utf8)
             }
             let type =
-                attachment["contentType"] as? String
+                attachment["contentType"]?.stringValue
                 ?? (attachment["text"] != nil ? "text/plain" : "application/octet-stream")
             message.attachments.append(ComposedMessage.Attachment(filename: filename, contentType: type, data: data))
         }
@@ -232,5 +235,16 @@ enum JSONSeed {
         var cursor = ByteCursor(Array(("\"" + text + "\"").utf8))
         guard let dateTime = try? cursor.parseDateTime() else { return nil }
         return (dateTime.secondsSinceEpoch, dateTime.zoneMinutes)
+    }
+
+    /// A UID or UIDVALIDITY (1 to 4294967295) at `path`, nil when absent.
+    private static func uid(_ value: JSONValue?, _ path: String) throws(MockServerError) -> UInt32? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let number)?: if let uid = UInt32(exactly: number), uid > 0 { return uid }
+        case .unsignedInteger(let number)?: if let uid = UInt32(exactly: number), uid > 0 { return uid }
+        default: break
+        }
+        throw MockServerError(.invalidSeed, "\(path) must be a whole number from 1 to 4294967295")
     }
 }

@@ -1,5 +1,6 @@
-public import Foundation
+public import FoundationEssentials
 public import IMAPCore
+import Transport
 
 /// Where seeded messages come from.
 ///
@@ -123,7 +124,7 @@ extension MailStore {
         do {
             return [UInt8](try Data(contentsOf: url))
         } catch {
-            throw MockServerError(.invalidSeed, "cannot read \(url.path): \(error.localizedDescription)")
+            throw MockServerError(.invalidSeed, "cannot read \(url.path): \(failureReason(error))")
         }
     }
 
@@ -146,14 +147,12 @@ extension MailStore {
 enum EmlDirectoryReader {
     static func read(_ url: URL, user: String, mailbox: String) throws(MockServerError) -> [SeedMessage] {
         let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard files.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard files.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory else {
             throw MockServerError(.invalidSeed, "\(url.path) is not a directory of .eml files")
         }
-        var userDirectory: ObjCBool = false
-        if files.fileExists(atPath: url.appendingPathComponent(user).path, isDirectory: &userDirectory),
-            userDirectory.boolValue
-        {
+        var userDirectory = false
+        if files.fileExists(atPath: url.appendingPathComponent(user).path, isDirectory: &userDirectory), userDirectory {
             // user/mailbox/*.eml
             return try readTree(url.appendingPathComponent(user), user: user, mailbox: nil)
         }
@@ -170,11 +169,11 @@ enum EmlDirectoryReader {
         let files = FileManager.default
         let entries: [URL]
         do {
-            entries = try files.contentsOfDirectory(
-                at: directory, includingPropertiesForKeys: [.contentModificationDateKey, .isDirectoryKey]
-            ).sorted { $0.lastPathComponent.localizedStandardCompare($1.lastPathComponent) == .orderedAscending }
+            entries = try files.contentsOfDirectory(atPath: directory.path)
+                .sorted { naturallyOrdered($0, $1) }
+                .map { directory.appendingPathComponent($0) }
         } catch {
-            throw MockServerError(.invalidSeed, "cannot list \(directory.path): \(error.localizedDescription)")
+            throw MockServerError(.invalidSeed, "cannot list \(directory.path): \(failureReason(error))")
         }
         var messages: [SeedMessage] = []
         for entry in entries where entry.pathExtension.lowercased() == "eml" {
@@ -182,18 +181,48 @@ enum EmlDirectoryReader {
             let bytes = try MailStore.contents(of: entry)
             var message = SeedMessage(user: user, mailbox: mailbox, bytes: bytes)
             if IndexedMessage(bytes: MailStore.crlf(bytes)).sentTimestamp == nil,
-                let modified = try? entry.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+                let modified = try? files.attributesOfItem(atPath: entry.path)[.modificationDate] as? Date
             {
                 message.internalDate = IMAPDateTime(secondsSinceEpoch: Int(modified.timeIntervalSince1970))
             }
             messages.append(message)
         }
-        for entry in entries where (try? entry.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+        for entry in entries {
+            var isDirectory = false
+            guard files.fileExists(atPath: entry.path, isDirectory: &isDirectory), isDirectory else { continue }
             let name = prefix + entry.lastPathComponent
             messages += try readTree(entry, user: user, mailbox: name, prefix: name + "/")
         }
         return messages
     }
+}
+
+/// Whether `first` comes before `second` in the order a file manager shows names: runs of digits
+/// by their value (`2.eml` before `10.eml`), everything else without regard to case.
+func naturallyOrdered(_ first: String, _ second: String) -> Bool {
+    var left = Array(first.unicodeScalars)[...]
+    var right = Array(second.unicodeScalars)[...]
+    func digits(_ scalars: inout ArraySlice<Unicode.Scalar>) -> ArraySlice<Unicode.Scalar> {
+        let run = scalars.prefix { ("0"..."9").contains($0) }
+        scalars.removeFirst(run.count)
+        return run.drop { $0 == "0" }
+    }
+    while let a = left.first, let b = right.first {
+        if ("0"..."9").contains(a) && ("0"..."9").contains(b) {
+            let leftRun = digits(&left)
+            let rightRun = digits(&right)
+            if leftRun.count != rightRun.count { return leftRun.count < rightRun.count }
+            if let (x, y) = zip(leftRun, rightRun).first(where: { $0 != $1 }) { return x.value < y.value }
+            continue
+        }
+        let x = a.properties.lowercaseMapping
+        let y = b.properties.lowercaseMapping
+        if x != y { return x < y }
+        left.removeFirst()
+        right.removeFirst()
+    }
+    if left.isEmpty != right.isEmpty { return left.isEmpty }
+    return first < second
 }
 
 /// Reads mbox files.
@@ -337,7 +366,7 @@ enum MaildirReader {
 
     /// Flags of a `name:2,FLAGS` file name.
     static func flags(fromName name: String, keywords: [Int: String]) -> [Flag] {
-        guard let range = name.range(of: ":2,") else { return [] }
+        guard let range = name.firstRange(of: ":2,") else { return [] }
         var flags: [Flag] = []
         for character in name[range.upperBound...] {
             switch character {

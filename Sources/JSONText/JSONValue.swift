@@ -11,6 +11,8 @@ public enum JSONValue: Hashable, Sendable {
     case integer(Int64)
     /// Unsigned values that may not fit `Int64` (MODSEQ is 63 bits, but a server may send more).
     case unsignedInteger(UInt64)
+    /// A number with a fraction or an exponent (always finite).
+    case fraction(Double)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -30,6 +32,31 @@ public enum JSONValue: Hashable, Sendable {
 
     /// A string or `null`.
     public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+
+    /// The text of a string, else nil.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The elements of an array, else nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The members of an object, else nil.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// The texts of an array of strings only, else nil.
+    public var stringArrayValue: [String]? {
+        guard let elements = arrayValue else { return nil }
+        let texts = elements.compactMap(\.stringValue)
+        return texts.count == elements.count ? texts : nil
+    }
 
     /// The compact encoding: no spaces, non-ASCII characters kept as UTF-8.
     public func encoded() -> String {

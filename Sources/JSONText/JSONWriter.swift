@@ -11,6 +11,9 @@ public enum JSONWriter {
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .integer(let number): writeInteger(number, into: &output)
         case .unsignedInteger(let number): writeUnsignedInteger(number, into: &output)
+        case .fraction(let number):
+            // Swift's shortest round-trip form (`2.5`, `1e-07`) is JSON; infinities and NaN are not.
+            output.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
         case .string(let text): writeString(text, into: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
@@ -81,7 +84,7 @@ public enum JSONWriter {
     }
 
     /// Appends `number` in decimal.
-    static func writeInteger(_ number: Int64, into output: inout [UInt8]) {
+    public static func writeInteger(_ number: Int64, into output: inout [UInt8]) {
         if number < 0 { output.append(UInt8(ascii: "-")) }
         writeUnsignedInteger(number.magnitude, into: &output)
     }

@@ -1,26 +1,28 @@
-/// Reads JSON text (RFC 8259) into a ``JSONValue``: the tool's own state files, read at every
-/// start, where Foundation's `JSONDecoder` spent about 5 ms on a 46 KB people file (a quarter of
-/// a search's instructions) for what this does in a single pass.
+/// Reads JSON text (RFC 8259) into a ``JSONValue``: the tool's state and config files, read at
+/// every start, where Foundation's `JSONDecoder` spent about 5 ms on a 46 KB people file (a
+/// quarter of a search's instructions) for what this does in a single pass, and the mock server's
+/// JSON seeds.
 ///
-/// Numbers must be integers (the files hold no others): a fraction or exponent is an error, as
-/// are anything after the value but white space, invalid UTF-8, a control character or a lone
-/// surrogate in a string, and nesting deeper than ``maximumDepth``.
+/// Whole numbers that fit `Int64` are ``JSONValue/integer(_:)``; a number with a fraction or an
+/// exponent is ``JSONValue/fraction(_:)``. Errors: anything after the value but white space, a
+/// whole number beyond `Int64`, invalid UTF-8, a control character or a lone surrogate in a
+/// string, and nesting deeper than ``maximumDepth``.
 ///
 /// ```swift
 /// let value = try JSONReader.parse(Array(#"{"people":{"Alice":2}}"#.utf8))
 /// ```
-enum JSONReader {
+public enum JSONReader {
     /// How deeply arrays and objects may nest.
-    static let maximumDepth = 64
+    public static let maximumDepth = 64
 
     /// Why the text is not JSON this reader takes, and where (a byte offset).
-    struct Failure: Error, Equatable {
-        let reason: String
-        let offset: Int
+    public struct Failure: Error, Equatable {
+        public let reason: String
+        public let offset: Int
     }
 
     /// The value of the whole of `bytes`.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue in
             var cursor = Cursor(bytes: buffer)
             let value = try cursor.value(depth: 0)
@@ -55,7 +57,7 @@ enum JSONReader {
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
             case UInt8(ascii: "f"): return try literal("false", .bool(false))
             case UInt8(ascii: "n"): return try literal("null", .null)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .integer(try integer())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw failure("no value starts with this character")
             }
         }
@@ -216,15 +218,17 @@ enum JSONReader {
         }
 
         /// `-?(0|[1-9][0-9]*)`, within Int64.
-        mutating func integer() throws(Failure) -> Int64 {
+        mutating func number() throws(Failure) -> JSONValue {
+            let first = position
             let negative = bytes[position] == UInt8(ascii: "-")
             if negative { position += 1 }
             let start = position
             var magnitude: UInt64 = 0
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            var overflow = false
+            while position < bytes.count, isDigit(bytes[position]) {
                 let (times, overflowTimes) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, overflowSum) = times.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
-                guard !overflowTimes, !overflowSum else { throw failure("a number too large") }
+                overflow = overflow || overflowTimes || overflowSum
                 magnitude = sum
                 position += 1
             }
@@ -232,19 +236,47 @@ enum JSONReader {
             guard bytes[start] != UInt8(ascii: "0") || position == start + 1 else {
                 throw failure("a number with a leading zero")
             }
-            if position < bytes.count {
-                switch bytes[position] {
-                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
-                    throw failure("only whole numbers are read")
-                default: break
-                }
+            if position < bytes.count,
+                bytes[position] == UInt8(ascii: ".") || bytes[position] | 0x20 == UInt8(ascii: "e")
+            {
+                return .fraction(try fraction(from: first))
             }
+            guard !overflow else { throw failure("a whole number too large") }
             if negative {
-                guard magnitude <= UInt64(Int64.max) + 1 else { throw failure("a number too large") }
-                return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+                guard magnitude <= UInt64(Int64.max) + 1 else { throw failure("a whole number too large") }
+                return .integer(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
             }
-            guard magnitude <= UInt64(Int64.max) else { throw failure("a number too large") }
-            return Int64(magnitude)
+            guard magnitude <= UInt64(Int64.max) else { throw failure("a whole number too large") }
+            return .integer(Int64(magnitude))
         }
+
+        /// The rest of a number with a fraction or exponent (`.5`, `e-3`), whose text starts at
+        /// `first`.
+        mutating func fraction(from first: Int) throws(Failure) -> Double {
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                position += 1
+                guard skipDigits() else { throw failure("a decimal point without digits after it") }
+            }
+            if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+                {
+                    position += 1
+                }
+                guard skipDigits() else { throw failure("an exponent without digits") }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<position]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { throw failure("a number too large") }
+            return value
+        }
+
+        /// Skips a run of digits; whether there was one.
+        mutating func skipDigits() -> Bool {
+            let start = position
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            return position > start
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
     }
 }
