@@ -61,4 +61,26 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("USAGE: mailsearch debug parse <file>"))
     }
+
+    /// The tool links FoundationEssentials, not the whole of Foundation: the rest (ICU and its
+    /// data, about 35,000 more relocations) cost every start about 2 ms. One `import Foundation`
+    /// in a module the tool uses would bring it back; `ldd` on the (dynamically linked) debug
+    /// build shows which libraries it loads.
+    @Test func linksFoundationEssentialsOnly() async throws {
+        guard let executable = Self.executable else { throw SetupError("mailsearch is not built next to the tests") }
+        let result = try await TestProcess.collect("/usr/bin/ldd", [executable.path], timeout: .seconds(30))
+        #expect(result.status == 0, "\(result)")
+        let libraries = result.standardOutput.split(separator: "\n").compactMap {
+            $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+        }
+        if libraries.contains("libFoundationEssentials.so") {
+            #expect(!libraries.contains("libFoundation.so"), "\(result.standardOutput)")
+            #expect(!libraries.contains("libFoundationInternationalization.so"), "\(result.standardOutput)")
+            #expect(!libraries.contains("lib_FoundationICU.so"), "\(result.standardOutput)")
+        } else {
+            // Statically linked (a release build with --static-swift-stdlib): by its symbols.
+            let symbols = try await TestProcess.collect("/usr/bin/nm", [executable.path], timeout: .seconds(60))
+            #expect(!symbols.standardOutput.contains("FoundationInternationalization"))
+        }
+    }
 }
