@@ -42,8 +42,8 @@ while [[ $# -gt 0 ]]; do
 done
 command -v imapfilter >/dev/null || { echo "error: imapfilter is not installed (apt-get install imapfilter)" >&2; exit 69; }
 
-# Built as the README installs it: the Swift runtime and Foundation linked in, which saves the
-# dynamic loader 6-9 ms of symbol binding at every start.
+# Built as the README installs it: the Swift runtime and FoundationEssentials linked in, which
+# saves the dynamic loader 6-9 ms of symbol binding at every start.
 swift build -c release --static-swift-stdlib --product mailsearch >&2
 MAILSEARCH=$(swift build -c release --static-swift-stdlib --show-bin-path)/mailsearch
 
@@ -183,10 +183,16 @@ once() {
 "$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME" >/dev/null 2>&1
 imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua" >/dev/null 2>&1
 python3 "$WORK/imaplib_search.py" >/dev/null 2>&1
-for _ in $(seq "$ROUNDS"); do
-    SEARCH_TIMES+=("$(once "$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME")")
-    FILTER_TIMES+=("$(once imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua")")
-    IMAPLIB_TIMES+=("$(once python3 "$WORK/imaplib_search.py")")
+# The order goes through the six orders of the three, round by round, so each tool follows each
+# other one equally often: a tool that always ran right after another would start while Dovecot
+# still ends that one's session on the same 2 cores.
+search() { SEARCH_TIMES+=("$(once "$MAILSEARCH" "${ACCOUNT[@]}" search --json --limit 50 "from:$NAME")"); }
+filter() { FILTER_TIMES+=("$(once imapfilter -t "$DOVECOT_CA" -c "$WORK/imapfilter.lua")"); }
+imaplib() { IMAPLIB_TIMES+=("$(once python3 "$WORK/imaplib_search.py")"); }
+ORDERS=("search filter imaplib" "filter imaplib search" "imaplib search filter"
+    "search imaplib filter" "imaplib filter search" "filter search imaplib")
+for round in $(seq 0 $((ROUNDS - 1))); do
+    for tool in ${ORDERS[round % 6]}; do $tool; done
 done
 for _ in $(seq "$ROUNDS"); do
     LIST_TIMES+=("$(once "$MAILSEARCH" "${ACCOUNT[@]}" list --json --limit "$MESSAGES")")

@@ -33,6 +33,14 @@ public struct MailSearchTool {
             abstract: "Apple Mail's search for a real IMAP mailbox, from a terminal.", registry: .standard())
     }
 
+    /// Runs the command line `arguments` (without the program name) and ends the process with
+    /// its exit code (``end(_:)``) on the thread the command finished on. Returning to the
+    /// program's top level first would hop to the main actor, whose queue a dispatch thread
+    /// started for the purpose serves: a thread's start between the last output and the exit.
+    public func run(arguments: [String], context: CommandContext) async -> Never {
+        Self.end(await main(arguments: arguments, context: context))
+    }
+
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
     ///
     /// Commands that only compute (`explain`, `debug parse`) run on a thread of their own, so a

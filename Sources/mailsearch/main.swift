@@ -9,6 +9,4 @@ import Darwin
 // A reader that goes away (`mailsearch list | head`) must not kill the process mid-write; the
 // write fails and the tool ends normally.
 signal(SIGPIPE, SIG_IGN)
-let status = await MailSearchTool.standard().main(
-    arguments: Array(CommandLine.arguments.dropFirst()), context: .standard())
-MailSearchTool.end(status)
+await MailSearchTool.standard().run(arguments: Array(CommandLine.arguments.dropFirst()), context: .standard())
