@@ -196,6 +196,47 @@ import Testing
             store.internalDate(user: "alice", mailbox: "Drafts", uid: 1)?.description == "05-Mar-2024 14:05:00 +0000")
     }
 
+    /// `.eml` files go in in the order a file manager lists them: numbers by value, letters
+    /// without regard to case.
+    @Test func emlFilesGoInInNameOrderWithNumbersByValue() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["10", "9", "B", "a", "009b", "9a"] {
+            try Self.write("Subject: \(name)\n\nx\n", to: directory.appendingPathComponent("\(name).eml"))
+        }
+        let store = Self.store()
+        let seeded = try store.seed(user: "alice", mailbox: "INBOX", from: .emlDirectory(directory))
+        let subjects = seeded.map { message in
+            String(decoding: store.rawMessage(user: "alice", mailbox: "INBOX", uid: message.uid) ?? [], as: UTF8.self)
+                .split(separator: "\r\n").first.map { String($0.dropFirst("Subject: ".count)) } ?? ""
+        }
+        #expect(subjects == ["9", "9a", "009b", "10", "a", "B"])
+    }
+
+    /// A seed that is not JSON, or names a UID out of range, is refused with where and why.
+    @Test func jsonSeedErrorsSayWhereAndWhy() throws {
+        let store = Self.store()
+        #expect {
+            try store.seed(user: "alice", mailbox: "INBOX", from: .jsonData(Data(#"{"users": [1,}"#.utf8)))
+        } throws: { error in
+            "\(error)".contains("the JSON seed is not valid JSON: ") && "\(error)".contains(" at byte 13")
+        }
+        #expect {
+            try store.seed(
+                user: "alice", mailbox: "INBOX",
+                from: .jsonData(Data(#"[{"raw": "Subject: x\n\nx\n", "uid": 0}]"#.utf8)))
+        } throws: { error in
+            "\(error)".contains("[0].uid must be a whole number from 1 to 4294967295")
+        }
+        #expect {
+            try store.seed(
+                user: "alice", mailbox: "INBOX",
+                from: .jsonData(Data(#"{"mailboxes": [{"name": "Big", "uidValidity": 1.5}]}"#.utf8)))
+        } throws: { error in
+            "\(error)".contains("mailboxes[0].uidValidity must be a whole number from 1 to 4294967295")
+        }
+    }
+
     @Test func demoMailboxHasTheDesignDocumentsAndVariety() async throws {
         let now = 1_733_000_000
         let messages = DemoMailbox.messages(now: now)

@@ -134,7 +134,8 @@ struct SecretTests {
               "accounts": {
                 "work": { "host": "127.0.0.1", "port": \(account.tlsPort), "user": "alice",
                           "caFile": "\(account.certificatePath)",
-                          "passwordCommand": "printf %s '\(account.password)'", "pinFlag": "\\\\Flagged" },
+                          "passwordCommand": "printf %s '\(account.password)'", "pinFlag": "\\\\Flagged",
+                          "timeout": 2.5e1 },
                 "archive": { "host": "127.0.0.1", "port": \(account.tlsPort), "user": "alice",
                              "caFile": "\(account.certificatePath)", "mailbox": "Archive",
                              "passwordCommand": "printf %s '\(account.password)'" } } }
@@ -168,5 +169,13 @@ struct SecretTests {
         #expect(
             misspelt.standardError.contains("unknown key \"hots\" in the account \"work\"; did you mean \"host\"?")
                 || misspelt.standardError.contains("has a password; keep it in a password manager"), "\(misspelt)")
+
+        try Data(#"{"accounts": {"work": {"host": "x",}}}"#.utf8).write(
+            to: config.appendingPathComponent("config.json"))
+        let broken = try await ToolProcess.run(["--account", "work", "list"], environment: environment)
+        #expect(broken.status == 1)
+        #expect(broken.errorLines.count == 1)
+        #expect(broken.standardError.contains("config.json is not valid JSON ("), "\(broken)")
+        #expect(broken.standardError.contains(" at byte 35); check its syntax"), "\(broken)")
     }
 }
