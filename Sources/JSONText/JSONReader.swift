@@ -91,8 +91,8 @@ public enum JSONReader {
                     throw failure("a key must be followed by a colon")
                 }
                 position += 1
-                // A repeated key is kept twice, in order (the files never repeat one; finding
-                // repeats would cost a hash of every key).
+                // A repeated key is kept twice, in order (finding repeats would cost a hash of
+                // every key); a lookup by key finds the first, a walk of the members sees both.
                 members.append(JSONObject.Member(key: key, value: try value(depth: depth)))
                 skipWhiteSpace()
                 guard position < bytes.count else { throw failure("the object is not closed") }
