@@ -278,10 +278,16 @@ extension IMAPSession {
             while launched < min(2, windows.count) { launch() }
             for uids in windows {
                 let sink = inFlight.removeFirst()
-                var arrived: [UInt32: FetchResponse] = [:]
+                // Each response is decoded as it arrives, while the rest of the window is on its
+                // way (the window's order can only be kept once all of it is here), and its
+                // bytes are freed then.
+                var arrived: [UInt32: MessageSummary] = [:]
                 arrived.reserveCapacity(uids.count)
                 for try await message in sink {
-                    if let uid = message.uid { arrived[uid] = message }
+                    guard let uid = message.uid, var summary = Self.summary(of: message, serverPreview: serverPreview)
+                    else { continue }
+                    summary.decode()
+                    arrived[uid] = summary
                 }
                 if launched < windows.count {
                     guard await stream.waitForDemand(bufferedAtMost: window) else { return }
@@ -289,11 +295,7 @@ extension IMAPSession {
                 }
                 guard !stream.isConsumerGone else { return }
                 for uid in uids {
-                    // Moved out of the dictionary, not copied: each response is freed once decoded.
-                    guard let message = arrived.removeValue(forKey: uid),
-                        var summary = Self.summary(of: message, serverPreview: serverPreview)
-                    else { continue }
-                    summary.decode()
+                    guard let summary = arrived.removeValue(forKey: uid) else { continue }
                     stream.yield(summary)
                 }
                 stream.flush()
