@@ -81,7 +81,7 @@ struct QueryMatcher {
     }
 
     private func has(_ haystack: String, _ needle: String) -> Bool {
-        CaseFolding.contains(haystack[...], folded: CaseFolding.pattern(needle))
+        CaseFolding.contains(haystack, needle)
     }
 
     private func people(_ groups: Email.Person...) -> PeopleMatch { PeopleMatch(people: groups, matcher: self) }

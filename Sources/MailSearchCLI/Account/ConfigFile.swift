@@ -72,9 +72,9 @@ struct ConfigFile: Hashable, Sendable {
         } catch {
             throw CommandFailure("\(path) is not valid JSON; check its syntax")
         }
-        for key in top.members.map(\.key) where key != "defaultAccount" && key != "accounts" {
+        for member in top.members where member.key != "defaultAccount" && member.key != "accounts" {
             throw CommandFailure(
-                unknownKey(key, in: "the top level", candidates: ["defaultAccount", "accounts"], path))
+                unknownKey(member.key, in: "the top level", candidates: ["defaultAccount", "accounts"], path))
         }
         var file = ConfigFile(path: path, defaultAccount: nil, accounts: [:])
         if let value = top["defaultAccount"] {
@@ -87,8 +87,9 @@ struct ConfigFile: Hashable, Sendable {
             guard case .object(let accounts) = value else {
                 throw CommandFailure("\(path): accounts must be an object of named accounts")
             }
-            for (name, entry) in accounts.members.map({ ($0.key, $0.value) }) {
-                guard case .object(let fields) = entry else {
+            for member in accounts.members {
+                let name = member.key
+                guard case .object(let fields) = member.value else {
                     throw CommandFailure("\(path): the account \"\(name)\" must be an object")
                 }
                 file.accounts[name] = try account(fields, name: name, path: path)
@@ -100,7 +101,8 @@ struct ConfigFile: Hashable, Sendable {
     private static func account(_ fields: JSONObject, name: String, path: String) throws(CommandFailure) -> Account {
         var account = Account()
         let place = "the account \"\(name)\""
-        for (key, value) in fields.members.map({ ($0.key, $0.value) }) {
+        for member in fields.members {
+            let (key, value) = (member.key, member.value)
             if key == "password" {
                 throw CommandFailure(
                     "\(path): \(place) has a password; keep it in a password manager and give passwordCommand instead")
@@ -136,13 +138,13 @@ struct ConfigFile: Hashable, Sendable {
                 }
                 account.port = Int(number)
             } else {
-                let seconds: Double
-                switch value {
-                case .integer(let number): seconds = Double(number)
-                case .fraction(let number): seconds = number
-                default: seconds = 0
-                }
-                guard seconds > 0 else {
+                let seconds: Double? =
+                    switch value {
+                    case .integer(let number): Double(number)
+                    case .fraction(let number): number
+                    default: nil
+                    }
+                guard let seconds, seconds > 0 else {
                     throw CommandFailure("\(path): timeout of \(place) must be a number of seconds above 0")
                 }
                 account.timeout = seconds

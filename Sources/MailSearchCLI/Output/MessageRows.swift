@@ -60,7 +60,7 @@ struct MessageRows {
         if !email.isRead, let dot = colored.firstRange(of: "●") {
             colored.replaceSubrange(dot, with: "\u{1B}[34m●\u{1B}[0m")
         }
-        if !email.isRead, !subject.isEmpty, let range = colored.ranges(of: subject).last {
+        if !email.isRead, let range = colored.ranges(of: subject).last {
             colored.replaceSubrange(range, with: "\u{1B}[1m\(subject)\u{1B}[0m")
         }
         if !previewShown.isEmpty { colored += "  \u{1B}[2m\(previewShown)\u{1B}[0m" }

@@ -242,7 +242,6 @@ enum JSONSeed {
         switch value {
         case nil, .null?: return nil
         case .integer(let number)?: if let uid = UInt32(exactly: number), uid > 0 { return uid }
-        case .unsignedInteger(let number)?: if let uid = UInt32(exactly: number), uid > 0 { return uid }
         default: break
         }
         throw MockServerError(.invalidSeed, "\(path) must be a whole number from 1 to 4294967295")
