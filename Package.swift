@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
         .target(name: "JSONText", swiftSettings: strictSettings),
@@ -36,7 +41,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "MailSearch", dependencies: ["IMAPClient", "IMAPCore", "MailMIME", "Transport"],
+            name: "MailSearch", dependencies: ["CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "Transport"],
             swiftSettings: strictSettings),
         .target(
             name: "MailSearchCLI",

@@ -48,16 +48,22 @@ public actor IMAPMailService: MailService {
     /// Listings of at least this many messages hand a guess of their first page over before the
     /// server has sorted them (``list(pageSize:provisional:)``).
     private let provisionalListingMinimum: Int
+    /// Messages shown before, so that showing them again fetches only their flags.
+    private let summaryCache: SummaryCache?
+    /// The latest of the cache writes, each after the one before; ``close()`` waits for it.
+    private var caching: Task<Void, Never>?
 
-    /// A service for `mailbox` of the account `credentials` log in to. `known` (from a previous
-    /// run) lets the first SELECT report a re-created mailbox.
+    /// A service for `mailbox` of the account `credentials` log in to. With `summaryCache`, the
+    /// messages a page or listing shows are kept there, and shown again with only their flags
+    /// fetched (``SummaryCache``).
     public init(
         configuration: IMAPConfiguration, credentials: Credentials, mailbox: String = "INBOX",
         flagPolicy: FlagPolicy = FlagPolicy(), reconnectPolicy: MailboxConnection.ReconnectPolicy = .init(),
         timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() },
-        provisionalListingMinimum: Int = 2000
+        provisionalListingMinimum: Int = 2000, summaryCache: SummaryCache? = nil
     ) {
         self.provisionalListingMinimum = provisionalListingMinimum
+        self.summaryCache = summaryCache
         self.configuration = configuration
         self.credentials = credentials
         self.flagPolicy = flagPolicy
@@ -273,18 +279,34 @@ public actor IMAPMailService: MailService {
                 throw MailServiceError(
                     .mailboxChanged, "\(description.name) was re-created on the server since it was listed; reload it")
             }
-            let summaries: [MessageSummary]
-            do {
-                summaries = try await connection.summaries(SequenceSet(numbers: here.map(\.uid)))
-            } catch {
-                throw MailServiceError(error)
-            }
-            let pinFlag = description.pinFlag
-            for summary in summaries {
-                if let modseq = summary.modificationSequence { modificationSequences[summary.uid] = modseq }
-                let email = Self.email(
-                    summary, mailbox: description.name, uidValidity: description.uidValidity, pinFlag)
+            let uids = here.map(\.uid)
+            let cached = await cachedMessages(uids, description)
+            let flags = try await currentFlags(cached.keys.sorted())
+            for (uid, message) in cached {
+                guard let current = flags[uid] else { continue }
+                let email = message.email(
+                    mailbox: description.name, uidValidity: description.uidValidity, flags: current,
+                    pinFlag: description.pinFlag)
                 found[email.id] = email
+            }
+            let missing = uids.filter { cached[$0] == nil }
+            if !missing.isEmpty {
+                let summaries: [MessageSummary]
+                do {
+                    summaries = try await connection.summaries(SequenceSet(numbers: missing))
+                } catch {
+                    throw MailServiceError(error)
+                }
+                let pinFlag = description.pinFlag
+                var fetched: [Email] = []
+                for summary in summaries {
+                    if let modseq = summary.modificationSequence { modificationSequences[summary.uid] = modseq }
+                    let email = Self.email(
+                        summary, mailbox: description.name, uidValidity: description.uidValidity, pinFlag)
+                    found[email.id] = email
+                    fetched.append(email)
+                }
+                keep(fetched, description)
             }
         }
         let elsewhere = wanted.filter { $0.mailbox != description.name }
@@ -322,18 +344,35 @@ public actor IMAPMailService: MailService {
         }
         let (name, uidValidity, pinFlag, hidesDeleted) =
             (description.name, description.uidValidity, description.pinFlag, list.hidesDeleted)
-        do {
-            try await connection.summaries(inOrder: wanted.map(\.uid)) { summaries in
-                let emails = summaries.map { Self.email($0, mailbox: name, uidValidity: uidValidity, pinFlag) }
-                await self.remember(
-                    summaries.compactMap { summary in
-                        summary.modificationSequence.map { (summary.uid, $0) }
-                    })
-                await body(Self.visible(emails, hidingDeleted: hidesDeleted))
-            }
-        } catch {
-            throw MailServiceError(error)
+        let uids = wanted.map(\.uid)
+        let cached = await cachedMessages(uids, description)
+        let flags = try await currentFlags(cached.keys.sorted())
+        let merge = CachedMerge(uids: uids, cached: cached, flags: flags) { message, flags in
+            message.email(mailbox: name, uidValidity: uidValidity, flags: flags, pinFlag: pinFlag)
         }
+        let missing = uids.filter { cached[$0] == nil }
+        if !missing.isEmpty {
+            do {
+                try await connection.summaries(inOrder: missing) { summaries in
+                    let emails = summaries.map { Self.email($0, mailbox: name, uidValidity: uidValidity, pinFlag) }
+                    await self.remember(
+                        summaries.compactMap { summary in
+                            summary.modificationSequence.map { (summary.uid, $0) }
+                        })
+                    let ready = merge.take(fetched: emails)
+                    if !ready.isEmpty { await body(Self.visible(ready, hidingDeleted: hidesDeleted)) }
+                }
+            } catch {
+                throw MailServiceError(error)
+            }
+        }
+        // The cached messages after the last one fetched (all of them when none was missing),
+        // in batches the size of a fetch's.
+        let rest = merge.rest()
+        for start in stride(from: 0, to: rest.count, by: 250) {
+            await body(Self.visible(Array(rest[start..<min(rest.count, start + 250)]), hidingDeleted: hidesDeleted))
+        }
+        keep(merge.fetched, description)
     }
 
     /// `emails` as a list shows them: without the ones marked deleted when it hides those.
@@ -350,6 +389,40 @@ public actor IMAPMailService: MailService {
             id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: summary.uid), summary: summary.decoded,
             receivedDate: summary.internalDate.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSinceEpoch)) },
             flags: summary.flags, pinFlag: pinFlag)
+    }
+
+    // MARK: - The summary cache
+
+    private func cacheKey(_ description: MailboxDescription) -> SummaryCache.Key {
+        let user: String
+        switch credentials {
+        case .password(let name, _), .oauth2(let name, _): user = name
+        }
+        return SummaryCache.Key(
+            account: "\(user)@\(configuration.host):\(configuration.port)", mailbox: description.name,
+            uidValidity: description.uidValidity)
+    }
+
+    /// The cached messages among `uids` of the open mailbox.
+    private func cachedMessages(_ uids: [UInt32], _ description: MailboxDescription) async -> [UInt32: CachedMessage] {
+        guard let summaryCache else { return [:] }
+        return await summaryCache.messages(uids, under: cacheKey(description))
+    }
+
+    /// Stores `emails` in the cache, after the writes started before (the caller does not wait;
+    /// ``close()`` does).
+    private func keep(_ emails: [Email], _ description: MailboxDescription) {
+        guard let summaryCache, !emails.isEmpty else { return }
+        let (key, messages, previous) = (cacheKey(description), emails.map(CachedMessage.init), caching)
+        caching = Task {
+            await previous?.value
+            await summaryCache.store(messages, under: key)
+        }
+    }
+
+    /// Waits for the cache writes started so far.
+    public func finishCaching() async {
+        await caching?.value
     }
 
     // MARK: - Flags
@@ -436,6 +509,12 @@ public actor IMAPMailService: MailService {
         return result
     }
 
+    /// The flags of `uids` as the server has them now (none asked for when `uids` is empty); a
+    /// message gone meanwhile has none.
+    private func currentFlags(_ uids: [UInt32]) async throws(MailServiceError) -> [UInt32: [Flag]] {
+        uids.isEmpty ? [:] : try await currentFlags(SequenceSet(numbers: uids))
+    }
+
     private func currentFlags(_ uids: SequenceSet) async throws(MailServiceError) -> [UInt32: [Flag]] {
         let messages: [FetchResponse]
         do {
@@ -498,8 +577,10 @@ public actor IMAPMailService: MailService {
         }) {
             watcher.finish()
         }
+        let writing = caching
         await closing.0.close()
         await closing.1.close()
+        await writing?.value
     }
 
     private func broadcast(_ event: MailServiceEvent) {
@@ -631,6 +712,73 @@ struct ModificationSequenceCache: Sendable {
                 previous = current
                 current = [:]
             }
+        }
+    }
+}
+
+/// Puts cached messages (with the flags the server has now) and fetched ones into the list's
+/// order, handing over each run as soon as every message before it is known. A message gone
+/// meanwhile (no flags for a cached one; not sent for a fetched one) is left out.
+private final class CachedMerge: Sendable {
+    private struct State {
+        /// The index in `uids` of the first message not handed over yet.
+        var next = 0
+        var fetched: [Email] = []
+    }
+
+    private let uids: [UInt32]
+    private let position: [UInt32: Int]
+    private let cached: [UInt32: CachedMessage]
+    private let flags: [UInt32: [Flag]]
+    private let make: @Sendable (CachedMessage, [Flag]) -> Email
+    private let state = Mutex(State())
+
+    init(
+        uids: [UInt32], cached: [UInt32: CachedMessage], flags: [UInt32: [Flag]],
+        make: @escaping @Sendable (CachedMessage, [Flag]) -> Email
+    ) {
+        self.uids = uids
+        self.cached = cached
+        self.flags = flags
+        self.make = make
+        var position: [UInt32: Int] = [:]
+        position.reserveCapacity(uids.count)
+        for (index, uid) in uids.enumerated() { position[uid] = index }
+        self.position = position
+    }
+
+    /// The messages fetched so far, for the cache.
+    var fetched: [Email] { state.withLock { $0.fetched } }
+
+    /// Takes `emails` fetched in the list's order; returns the run of the list through the last
+    /// of them: the cached messages before each, and the emails themselves.
+    func take(fetched emails: [Email]) -> [Email] {
+        state.withLock { state in
+            var ready: [Email] = []
+            ready.reserveCapacity(emails.count)
+            for email in emails {
+                guard let index = position[email.id.uid], index >= state.next else { continue }
+                ready += cachedRun(state.next..<index)
+                ready.append(email)
+                state.next = index + 1
+            }
+            state.fetched += emails
+            return ready
+        }
+    }
+
+    /// The cached messages after the last one handed over.
+    func rest() -> [Email] {
+        state.withLock { state in
+            defer { state.next = uids.count }
+            return cachedRun(state.next..<uids.count)
+        }
+    }
+
+    private func cachedRun(_ range: Range<Int>) -> [Email] {
+        uids[range].compactMap { uid in
+            guard let message = cached[uid], let current = flags[uid] else { return nil }
+            return make(message, current)
         }
     }
 }

@@ -28,6 +28,8 @@ public struct AccountOptions: Hashable, Sendable {
     public var timeout: Double?
     /// Whether the protocol trace goes to standard error (credentials redacted).
     public var debug: Bool
+    /// Whether messages are fetched whole every time, without the message cache.
+    public var noCache: Bool
 
     /// The options' definitions, for parsing and help.
     public static let definitions: [OptionDefinition] = [
@@ -46,6 +48,7 @@ public struct AccountOptions: Hashable, Sendable {
         .flag("demo", help: "Use the built-in demo mailbox (a mock server in this process)."),
         .option("timeout", value: "seconds", help: "Give up on a silent server after this long (default 30)."),
         .flag("debug", help: "Print the IMAP conversation on stderr (passwords never shown)."),
+        .flag("no-cache", help: "Fetch every message whole; neither read nor fill the message cache."),
     ]
 
     /// No options given.
@@ -53,6 +56,7 @@ public struct AccountOptions: Hashable, Sendable {
         insecurePlaintext = false
         demo = false
         debug = false
+        noCache = false
     }
 
     /// The options in `arguments`; throws for a value of the wrong form.
@@ -75,6 +79,7 @@ public struct AccountOptions: Hashable, Sendable {
         pinFlag = arguments.value("pin-flag")
         demo = arguments.flag("demo")
         debug = arguments.flag("debug")
+        noCache = arguments.flag("no-cache")
         if let text = arguments.value("timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 86400 else {
                 throw UsageError("--timeout expects a number of seconds above 0, not \"\(text)\"")

@@ -11,6 +11,8 @@ struct OpenAccount: Sendable {
     let service: IMAPMailService
     let mailbox: MailboxDescription
     let demo: DemoServer?
+    /// The message cache (none for the demo or with `--no-cache`).
+    let cache: SummaryCache?
 
     /// How a one-shot command reconnects: once, quickly (a command that cannot finish says so
     /// instead of retrying for a minute).
@@ -55,14 +57,20 @@ struct OpenAccount: Sendable {
             demo = nil
         }
         let configuration = Self.configuration(settings, trust: trust, demo: demo != nil, log: context.standardError)
+        // The demo's messages are made afresh in this process: nothing to keep.
+        let cache =
+            demo != nil || options.noCache
+            ? nil : SummaryCache.defaultPath(environment: environment).map { SummaryCache(path: $0) }
+        // The file opens while the session connects and the server searches.
+        if let cache { Task { await cache.prepare() } }
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
-            timeZone: LocalZone.system.currentTimeZone())
+            timeZone: LocalZone.system.currentTimeZone(), summaryCache: cache)
         do {
             let mailbox = try await service.open()
             await warmedUp
-            return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo)
+            return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo, cache: cache)
         } catch {
             await service.close()
             await demo?.stop()
@@ -79,18 +87,22 @@ struct OpenAccount: Sendable {
         let account = try await open(options, context: context, reconnectPolicy: reconnectPolicy)
         do {
             let value = try await body(account)
-            await account.close()
+            await account.close(warningsTo: context.standardError)
             return value
         } catch {
-            await account.close()
+            await account.close(warningsTo: context.standardError)
             throw error
         }
     }
 
-    /// Logs out and stops the demo server.
-    func close() async {
+    /// Logs out (after the cache writes), stops the demo server, and says when the message
+    /// cache could not be used.
+    func close(warningsTo output: (any OutputSink)? = nil) async {
         await service.close()
         await demo?.stop()
+        if let output, let problem = cache?.problem {
+            output.write("warning: \(problem); messages are fetched whole from the server each time\n")
+        }
     }
 
     /// The session's configuration for `settings`: certificates always verified (the system store

@@ -1,0 +1,132 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MailSearch
+import MockIMAPServer
+import Synchronization
+import TestSupport
+import Testing
+
+/// `IMAPMailService` with a message cache, against the mock server: what was shown once is shown
+/// again with only its flags fetched, in the same order, with the flags the server has now.
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct SummaryCacheServiceTests {
+    static func cache() throws -> (SummaryCache, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-service-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (SummaryCache(path: directory.appendingPathComponent("summaries.sqlite").path), directory)
+    }
+
+    /// The FETCH lines of every session, without tags.
+    static func fetches(_ server: MockIMAPServer) -> [String] {
+        server.sessions.sorted { $0.id < $1.id }.flatMap(\.transcript).filter { $0.direction == .client }
+            .compactMap { line in
+                line.text.range(of: "UID FETCH ").map { String(line.text[$0.lowerBound...]) }
+            }
+    }
+
+    /// The UIDs of a FETCH line's set (`UID FETCH 1:3,7 (...)`).
+    static func uids(_ line: String) -> [UInt32] {
+        let set = line.split(separator: " ")[2]
+        return set.split(separator: ",").flatMap { range -> [UInt32] in
+            let bounds = range.split(separator: ":").compactMap { UInt32($0) }
+            return bounds.count == 2 ? Array(min(bounds[0], bounds[1])...max(bounds[0], bounds[1])) : bounds
+        }
+    }
+
+    /// All of `list` through ``IMAPMailService/emails(of:offset:count:batches:)``.
+    static func streamed(_ service: IMAPMailService, _ list: MessageList) async throws -> [Email] {
+        let collected = Collected()
+        try await service.emails(of: list, offset: 0, count: list.ids.count) { emails in collected.add(emails) }
+        return collected.emails
+    }
+
+    final class Collected: Sendable {
+        private let state = Mutex<[Email]>([])
+        func add(_ emails: [Email]) { state.withLock { $0 += emails } }
+        var emails: [Email] { state.withLock { $0 } }
+    }
+
+    @Test(arguments: [Profile.full, .imap4rev1]) func aPageShownBeforeFetchesOnlyFlagsAndShowsTheirChanges(
+        profile: Profile
+    ) async throws {
+        let server = try await ServiceFixture.start(profile: profile, count: 30, mime: true)
+        defer { Task { await server.stop() } }
+        let (cache, directory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let first = ServiceFixture.service(server, summaryCache: cache)
+        let shown = try await first.search(try query("subject:message"), pageSize: 10)
+        await first.close()
+        #expect(shown.emails.map(\.uid) == Array((21...30).reversed()))
+        #expect(Self.fetches(server).count == 1 && Self.fetches(server)[0].contains("ENVELOPE"))
+
+        // Another client reads 30 and pins 29; 28 is expunged.
+        try server.store.setFlags([.seen], user: "alice", mailbox: "INBOX", uid: 30)
+        try server.store.setFlags([.flagged], user: "alice", mailbox: "INBOX", uid: 29)
+        try server.store.expunge(user: "alice", mailbox: "INBOX", uids: [28])
+
+        // The next run: the same search, only flags fetched.
+        let second = ServiceFixture.service(server, summaryCache: cache)
+        let again = try await second.search(try query("subject:message"), pageSize: 10)
+        await second.close()
+        let flagsOnly = profile == .full ? "(UID FLAGS MODSEQ)" : "(UID FLAGS)"
+        // It equals what a service without a cache shows now.
+        let plain = ServiceFixture.service(server)
+        let fresh = try await plain.search(try query("subject:message"), pageSize: 10)
+        await plain.close()
+        #expect(again.emails == fresh.emails)
+        #expect(again.emails.first { $0.uid == 30 }?.isRead == true)
+        #expect(again.emails.first { $0.uid == 29 }?.isPinned == true)
+        #expect(!again.emails.contains { $0.uid == 28 })
+        // One message was not cached yet (20: the page moved down past the expunged 28): it is
+        // fetched whole, the nine cached ones by their flags.
+        let secondFetches = Array(Self.fetches(server).dropFirst().prefix(2))
+        #expect(secondFetches.count == 2)
+        #expect(secondFetches[0] == "UID FETCH 21:27,29:30 \(flagsOnly)")
+        #expect(secondFetches[1].hasPrefix("UID FETCH 20 (") && secondFetches[1].contains("ENVELOPE"))
+    }
+
+    @Test func aListingOfCachedAndNewMessagesKeepsItsOrderAndCachesTheNewOnes() async throws {
+        let server = try await ServiceFixture.start(count: 600)
+        defer { Task { await server.stop() } }
+        let (cache, directory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        // All 600 shown once, by a search; then a cache holding only every third of them.
+        let first = ServiceFixture.service(server, summaryCache: cache)
+        let uidValidity = try await first.open().uidValidity
+        _ = try await Self.streamed(first, try await first.searching(try query("subject:message")).list)
+        await first.close()
+        let key = SummaryCache.Key(
+            account: "alice@localhost:\(server.port(for: .implicitTLS)!)", mailbox: "INBOX", uidValidity: uidValidity)
+        #expect(await cache.count() == 600)
+        let (thinned, thinnedDirectory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: thinnedDirectory) }
+        let kept = await cache.messages(Array(1...600), under: key).values.filter { $0.uid % 3 == 0 }
+        await thinned.store(Array(kept), under: key)
+        #expect(await thinned.count() == 200)
+
+        let service = ServiceFixture.service(server, summaryCache: thinned)
+        let list = try await service.searching(try query("subject:message")).list
+        let before = Self.fetches(server).count
+        let emails = try await Self.streamed(service, list)
+        await service.close()
+        #expect(emails.map(\.uid) == Array((1...600).reversed()))
+        #expect(
+            emails.allSatisfy { $0.subject == "message \($0.uid)" && $0.from.address == "sender\($0.uid)@example.com" })
+        // The 200 cached by their flags, in one FETCH; the 400 others whole, none of the cached.
+        let fetches = Array(Self.fetches(server).dropFirst(before))
+        let flagFetches = fetches.filter { $0.hasSuffix("(UID FLAGS MODSEQ)") }
+        #expect(flagFetches.count == 1 && Set(flagFetches.flatMap(Self.uids)) == Set(kept.map(\.uid)))
+        let whole = fetches.filter { $0.contains("ENVELOPE") }.flatMap(Self.uids)
+        #expect(Set(whole) == Set((1...600).filter { $0 % 3 != 0 }.map(UInt32.init)))
+        // Now all 600 are cached, and listing them again fetches flags only, the same emails.
+        #expect(await thinned.count() == 600)
+        let warm = ServiceFixture.service(server, summaryCache: thinned)
+        let warmList = try await warm.searching(try query("subject:message")).list
+        let last = Self.fetches(server).count
+        #expect(try await Self.streamed(warm, warmList) == emails)
+        await warm.close()
+        #expect(Self.fetches(server).dropFirst(last) == ["UID FETCH 1:600 (UID FLAGS MODSEQ)"])
+    }
+}
