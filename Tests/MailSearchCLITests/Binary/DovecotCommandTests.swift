@@ -111,6 +111,36 @@ struct DovecotCommandTests {
         #expect(try await Self.flagsReadBack(dovecot, Array(1...UInt32(Self.messageCount))) == before)
     }
 
+    @Test func theMessageCacheFetchesFlagsOnlyAndPrintsWhatDovecotHasNow() async throws {
+        let dovecot = try await Self.dovecot()
+        // A home of its own: the cache starts empty.
+        let environment = ToolEnvironment.make(
+            Self.directory.appendingPathComponent("cache-home-\(UUID())"), password: DovecotProcess.password)
+        let list = Self.arguments(dovecot) + ["--debug", "list", "--json", "--limit", "1000"]
+        let first = try await ToolProcess.run(list, environment: environment)
+        #expect(first.status == 0 && first.lines.count == Self.messageCount, "\(first)")
+        #expect(first.standardError.contains("ENVELOPE"))
+        let uid = UInt32(try #require(jsonObject(first.lines[5])["uid"] as? Int))
+        let original = try await Self.flagsReadBack(dovecot, [uid])
+        let base = Self.arguments(dovecot)
+        let change = original[uid]?.contains(.flagged) == true ? "unpin" : "pin"
+        #expect(try await ToolProcess.run(base + [change, "\(uid)"], environment: environment).status == 0)
+        let second = try await ToolProcess.run(list, environment: environment)
+        let uncached = try await ToolProcess.run(
+            base + ["--no-cache", "list", "--json", "--limit", "1000"], environment: environment)
+        #expect(
+            try await ToolProcess.run(base + [change == "pin" ? "unpin" : "pin", "\(uid)"], environment: environment)
+                .status == 0)
+        #expect(try await Self.flagsReadBack(dovecot, [uid]) == original)
+        #expect(second.status == 0 && uncached.status == 0, "\(second) \(uncached)")
+        let fetches = second.standardError.split(separator: "\n").filter { $0.contains(" UID FETCH ") }
+        #expect(fetches.count == 1 && fetches[0].hasSuffix(" UID FETCH 1:60 (UID FLAGS MODSEQ)\\r\\n"), "\(fetches)")
+        #expect(second.lines == uncached.lines)
+        #expect(second.lines != first.lines)
+        let changed = try second.lines.map(jsonObject).first { $0["uid"] as? Int == Int(uid) }
+        #expect(changed?["pinned"] as? Bool == (change == "pin"))
+    }
+
     @Test func readUnreadPinUnpinReadBack() async throws {
         let dovecot = try await Self.dovecot()
         let uids: [UInt32] = [21, 22, 23]
