@@ -94,15 +94,7 @@ public enum JSONReader {
                 // A repeated key is kept twice, in order (finding repeats would cost a hash of
                 // every key); a lookup by key finds the first, a walk of the members sees both.
                 members.append(JSONObject.Member(key: key, value: try value(depth: depth)))
-                skipWhiteSpace()
-                guard position < bytes.count else { throw failure("the object is not closed") }
-                switch bytes[position] {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return JSONObject(members: members)
-                default: throw failure("expected a comma or the end of the object")
-                }
+                if try !another(before: UInt8(ascii: "}"), in: "object") { return JSONObject(members: members) }
             }
         }
 
@@ -117,15 +109,23 @@ public enum JSONReader {
             }
             while true {
                 elements.append(try value(depth: depth))
-                skipWhiteSpace()
-                guard position < bytes.count else { throw failure("the array is not closed") }
-                switch bytes[position] {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return elements
-                default: throw failure("expected a comma or the end of the array")
-                }
+                if try !another(before: UInt8(ascii: "]"), in: "array") { return elements }
+            }
+        }
+
+        /// After a member or element: true past a comma (another follows), false past `end`
+        /// (the `container` is closed).
+        mutating func another(before end: UInt8, in container: String) throws(Failure) -> Bool {
+            skipWhiteSpace()
+            guard position < bytes.count else { throw failure("the \(container) is not closed") }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+                return true
+            case end:
+                position += 1
+                return false
+            default: throw failure("expected a comma or the end of the \(container)")
             }
         }
 

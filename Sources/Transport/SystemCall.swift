@@ -3,8 +3,13 @@ import Glibc
 #endif
 
 /// An errno that a caller of `systemCall(_:handingBack:_:)` asked to handle itself.
-struct SystemErrorNumber: Error, Equatable {
-    let number: Int32
+package struct SystemErrorNumber: Error, Equatable {
+    package let number: Int32
+
+    package init(number: Int32) { self.number = number }
+
+    /// The system's text for it (`Not a directory`).
+    package var reason: String { String(cString: strerror(number)) }
 }
 
 /// Calls `body`, retrying on EINTR; turns -1 into a `TransportError` that names the call.
@@ -22,7 +27,7 @@ func systemCall<Value: FixedWidthInteger>(_ name: String, _ body: () -> Value) t
 ///
 /// `handsBack` is asked before EINTR is retried, so a caller can take EINTR as "done" (close) or
 /// as "go round your own loop" (poll, whose timeout must be worked out again).
-func systemCall<Value: FixedWidthInteger>(
+package func systemCall<Value: FixedWidthInteger>(
     _ name: String, handingBack handsBack: (Int32) -> Bool, _ body: () -> Value
 ) throws(TransportError) -> Result<Value, SystemErrorNumber> {
     while true {

@@ -8,14 +8,21 @@ public import IMAPCore
 public struct CachedMessage: Hashable, Sendable {
     /// The message's UID.
     public var uid: UInt32
+    /// The sender (as ``Email/from``).
     public var from: Email.Person
+    /// The To recipients.
     public var to: [Email.Person]
+    /// The Cc recipients.
     public var cc: [Email.Person]
+    /// The decoded subject.
     public var subject: String
     /// The Date header, or the received date without one (as ``Email/date``).
     public var date: Date
+    /// The start of the text.
     public var preview: String
+    /// Whether a part is an attachment.
     public var hasAttachment: Bool
+    /// RFC822.SIZE, in bytes.
     public var size: Int
 
     /// The unchanging part of `email`.

@@ -20,10 +20,14 @@ public final class SummaryCache: Sendable {
     /// Where a mailbox's messages are kept: the account (user, host and port), the mailbox and
     /// its UIDVALIDITY.
     public struct Key: Hashable, Sendable {
+        /// `user@host:port`.
         public var account: String
+        /// The mailbox's name as the server sends it.
         public var mailbox: String
+        /// The mailbox's UIDVALIDITY: its UIDs name the same messages only while it stays.
         public var uidValidity: UInt32
 
+        /// The key of `mailbox` of `account` under `uidValidity`.
         public init(account: String, mailbox: String, uidValidity: UInt32) {
             self.account = account
             self.mailbox = mailbox
@@ -142,6 +146,10 @@ public final class SummaryCache: Sendable {
 /// A failure of the cache file, in words for ``SummaryCache/problem``.
 struct CacheError: Error {
     let message: String
+    /// Whether the file is not a cache this version can read (not SQLite, damaged, another
+    /// schema), so that removing it and starting over is the remedy. A busy or unwritable file
+    /// is left alone.
+    var startsOver = false
 }
 
 /// The open SQLite connection (opened with SQLITE_OPEN_NOMUTEX). Unchecked Sendable because its
@@ -166,7 +174,7 @@ private final class Database: @unchecked Sendable {
         do throws(CacheError) {
             return try openExisting(path)
         } catch {
-            // Not a database, a damaged one, or one of another version: a cache can start over.
+            guard error.startsOver else { throw error }
             for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
             return try openExisting(path)
         }
@@ -175,11 +183,11 @@ private final class Database: @unchecked Sendable {
     private static func openExisting(_ path: String) throws(CacheError) -> Database {
         // Created here first, so that it is 0600 whatever the umask; SQLite gives its -wal and
         // -shm files the same mode.
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CacheError(message: "cannot create the message cache \(path) (\(String(cString: strerror(errno))))")
+        switch posix("open", { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }) {
+        case .success(let descriptor): close(descriptor)
+        case .failure(let failure):
+            throw CacheError(message: "cannot create the message cache \(path) (\(failure.reason))")
         }
-        close(descriptor)
         var handle: OpaquePointer?
         let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
         guard opened == SQLITE_OK, let handle else {
@@ -191,7 +199,7 @@ private final class Database: @unchecked Sendable {
         sqlite3_busy_timeout(handle, 2000)
         let version = try database.integer("PRAGMA user_version")
         if version != 0 && version != Int(Self.version) {
-            throw CacheError(message: "the message cache \(path) is of another version")
+            throw CacheError(message: "the message cache \(path) is of another version", startsOver: true)
         }
         try database.execute("PRAGMA journal_mode=WAL")
         try database.execute("PRAGMA synchronous=NORMAL")
@@ -212,13 +220,25 @@ private final class Database: @unchecked Sendable {
         var path = ""
         for component in directory.split(separator: "/") {
             path += "/" + component
-            guard mkdir(path, 0o700) != 0 else { continue }
-            var status = stat()
-            let failure = errno
-            if failure == EEXIST && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { continue }
-            let reason = failure == EEXIST ? ENOTDIR : failure
-            throw CacheError(
-                message: "cannot create the cache directory \(path) (\(String(cString: strerror(reason))))")
+            guard case .failure(var failure) = posix("mkdir", { mkdir(path, 0o700) }) else { continue }
+            if failure.number == EEXIST {
+                var status = stat()
+                if stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { continue }
+                failure = SystemErrorNumber(number: ENOTDIR)
+            }
+            throw CacheError(message: "cannot create the cache directory \(path) (\(failure.reason))")
+        }
+    }
+
+    /// A POSIX call through Transport's one helper, retried on EINTR, its errno handed back.
+    private static func posix<Value: FixedWidthInteger>(
+        _ name: String, _ body: () -> Value
+    ) -> Result<Value, SystemErrorNumber> {
+        do throws(TransportError) {
+            return try systemCall(name, handingBack: { $0 != EINTR }, body)
+        } catch {
+            // Every errno but EINTR is handed back, so nothing is thrown.
+            return .failure(SystemErrorNumber(number: EIO))
         }
     }
 
@@ -236,10 +256,12 @@ private final class Database: @unchecked Sendable {
         if Int(highest - lowest) < uids.count * 8 {
             let wanted = Set(uids)
             let statement = try prepare(
-                "SELECT uid, data FROM message WHERE account = ?1 AND mailbox = ?2 AND uid BETWEEN ?3 AND ?4"
-                    + " AND uidvalidity = ?5")
+                "SELECT uid, data FROM message WHERE account = ?1 AND mailbox = ?2 AND uidvalidity = ?3"
+                    + " AND uid BETWEEN ?4 AND ?5")
             defer { sqlite3_finalize(statement) }
-            try bind(statement, key, lowest, highest)
+            try bind(statement, key)
+            try bind(statement, 4, Int64(lowest))
+            try bind(statement, 5, Int64(highest))
             while try step(statement) {
                 let uid = UInt32(truncatingIfNeeded: sqlite3_column_int64(statement, 0))
                 guard wanted.contains(uid), let message = Self.message(statement, uid: uid) else { continue }
@@ -247,11 +269,12 @@ private final class Database: @unchecked Sendable {
             }
         } else {
             let statement = try prepare(
-                "SELECT uid, data FROM message WHERE account = ?1 AND mailbox = ?2 AND uid = ?3 AND uidvalidity = ?5")
+                "SELECT uid, data FROM message WHERE account = ?1 AND mailbox = ?2 AND uidvalidity = ?3 AND uid = ?4")
             defer { sqlite3_finalize(statement) }
+            try bind(statement, key)
             for uid in uids {
                 sqlite3_reset(statement)
-                try bind(statement, key, uid, nil)
+                try bind(statement, 4, Int64(uid))
                 if try step(statement), let message = Self.message(statement, uid: uid) { found[uid] = message }
             }
         }
@@ -267,19 +290,19 @@ private final class Database: @unchecked Sendable {
     func store(_ messages: [CachedMessage], under key: SummaryCache.Key) throws(CacheError) {
         try execute("BEGIN IMMEDIATE")
         do throws(CacheError) {
-            let stale = try prepare("DELETE FROM message WHERE account = ?1 AND mailbox = ?2 AND uidvalidity <> ?5")
+            let stale = try prepare("DELETE FROM message WHERE account = ?1 AND mailbox = ?2 AND uidvalidity <> ?3")
             defer { sqlite3_finalize(stale) }
-            try bind(stale, key, nil, nil)
+            try bind(stale, key)
             _ = try step(stale)
-            let insert = try prepare("INSERT OR REPLACE INTO message VALUES (?1, ?2, ?5, ?3, ?4, ?6)")
+            let insert = try prepare("INSERT OR REPLACE INTO message VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
             defer { sqlite3_finalize(insert) }
             var clock = timespec()
             clock_gettime(CLOCK_REALTIME, &clock)
-            let stored = Int64(clock.tv_sec)
+            try bind(insert, key)
+            try bind(insert, 5, Int64(clock.tv_sec))
             for message in messages {
                 sqlite3_reset(insert)
-                try bind(insert, key, message.uid, nil)
-                try check(sqlite3_bind_int64(insert, 4, stored))
+                try bind(insert, 4, Int64(message.uid))
                 let bytes = message.encoded()
                 try check(
                     bytes.withUnsafeBytes { buffer in
@@ -317,19 +340,15 @@ private final class Database: @unchecked Sendable {
         return statement
     }
 
-    /// Binds the key (?1 account, ?2 mailbox, ?5 UIDVALIDITY) and ?3 (and ?4, when given).
-    private func bind(
-        _ statement: OpaquePointer, _ key: SummaryCache.Key, _ third: UInt32?, _ fourth: UInt32?
-    )
-        throws(CacheError)
-    {
+    /// Binds the key: ?1 account, ?2 mailbox, ?3 UIDVALIDITY (every statement's first three).
+    private func bind(_ statement: OpaquePointer, _ key: SummaryCache.Key) throws(CacheError) {
         try check(sqlite3_bind_text(statement, 1, key.account, -1, mailsearch_sqlite_transient()))
         try check(sqlite3_bind_text(statement, 2, key.mailbox, -1, mailsearch_sqlite_transient()))
-        if sqlite3_bind_parameter_count(statement) >= 5 {
-            try check(sqlite3_bind_int64(statement, 5, Int64(key.uidValidity)))
-        }
-        if let third { try check(sqlite3_bind_int64(statement, 3, Int64(third))) }
-        if let fourth { try check(sqlite3_bind_int64(statement, 4, Int64(fourth))) }
+        try bind(statement, 3, Int64(key.uidValidity))
+    }
+
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Int64) throws(CacheError) {
+        try check(sqlite3_bind_int64(statement, index, value))
     }
 
     /// Steps `statement`: true for a row, false when done.
@@ -356,6 +375,9 @@ private final class Database: @unchecked Sendable {
     }
 
     private func failure(_ result: Int32) -> CacheError {
-        CacheError(message: "the message cache \(path) failed (\(String(cString: sqlite3_errmsg(handle))))")
+        let primary = result & 0xFF
+        return CacheError(
+            message: "the message cache \(path) failed (\(String(cString: sqlite3_errmsg(handle))))",
+            startsOver: primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT)
     }
 }

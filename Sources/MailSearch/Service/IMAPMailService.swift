@@ -279,17 +279,8 @@ public actor IMAPMailService: MailService {
                 throw MailServiceError(
                     .mailboxChanged, "\(description.name) was re-created on the server since it was listed; reload it")
             }
-            let uids = here.map(\.uid)
-            let cached = await cachedMessages(uids, description)
-            let flags = try await currentFlags(cached.keys.sorted())
-            for (uid, message) in cached {
-                guard let current = flags[uid] else { continue }
-                let email = message.email(
-                    mailbox: description.name, uidValidity: description.uidValidity, flags: current,
-                    pinFlag: description.pinFlag)
-                found[email.id] = email
-            }
-            let missing = uids.filter { cached[$0] == nil }
+            let (cached, missing) = try await cachedEmails(here.map(\.uid), description)
+            for email in cached.values { found[email.id] = email }
             if !missing.isEmpty {
                 let summaries: [MessageSummary]
                 do {
@@ -345,12 +336,8 @@ public actor IMAPMailService: MailService {
         let (name, uidValidity, pinFlag, hidesDeleted) =
             (description.name, description.uidValidity, description.pinFlag, list.hidesDeleted)
         let uids = wanted.map(\.uid)
-        let cached = await cachedMessages(uids, description)
-        let flags = try await currentFlags(cached.keys.sorted())
-        let merge = CachedMerge(uids: uids, cached: cached, flags: flags) { message, flags in
-            message.email(mailbox: name, uidValidity: uidValidity, flags: flags, pinFlag: pinFlag)
-        }
-        let missing = uids.filter { cached[$0] == nil }
+        let (cached, missing) = try await cachedEmails(uids, description)
+        let merge = CachedMerge(uids: uids, cached: cached)
         if !missing.isEmpty {
             do {
                 try await connection.summaries(inOrder: missing) { summaries in
@@ -359,6 +346,7 @@ public actor IMAPMailService: MailService {
                         summaries.compactMap { summary in
                             summary.modificationSequence.map { (summary.uid, $0) }
                         })
+                    await self.keep(emails, description)
                     let ready = merge.take(fetched: emails)
                     if !ready.isEmpty { await body(Self.visible(ready, hidingDeleted: hidesDeleted)) }
                 }
@@ -372,7 +360,6 @@ public actor IMAPMailService: MailService {
         for start in stride(from: 0, to: rest.count, by: 250) {
             await body(Self.visible(Array(rest[start..<min(rest.count, start + 250)]), hidingDeleted: hidesDeleted))
         }
-        keep(merge.fetched, description)
     }
 
     /// `emails` as a list shows them: without the ones marked deleted when it hides those.
@@ -403,10 +390,25 @@ public actor IMAPMailService: MailService {
             uidValidity: description.uidValidity)
     }
 
-    /// The cached messages among `uids` of the open mailbox.
-    private func cachedMessages(_ uids: [UInt32], _ description: MailboxDescription) async -> [UInt32: CachedMessage] {
-        guard let summaryCache else { return [:] }
-        return await summaryCache.messages(uids, under: cacheKey(description))
+    /// The messages among `uids` of the open mailbox that the cache holds, as emails with the
+    /// flags the server has now (one UID FETCH of flags; a message gone meanwhile is left out),
+    /// and the UIDs it does not hold, in their order.
+    private func cachedEmails(
+        _ uids: [UInt32], _ description: MailboxDescription
+    ) async throws(MailServiceError) -> (emails: [UInt32: Email], missing: [UInt32]) {
+        guard let summaryCache else { return ([:], uids) }
+        let cached = await summaryCache.messages(uids, under: cacheKey(description))
+        guard !cached.isEmpty else { return ([:], uids) }
+        let flags = try await currentFlags(SequenceSet(numbers: cached.keys.sorted()))
+        var emails: [UInt32: Email] = [:]
+        emails.reserveCapacity(cached.count)
+        for (uid, message) in cached {
+            guard let current = flags[uid] else { continue }
+            emails[uid] = message.email(
+                mailbox: description.name, uidValidity: description.uidValidity, flags: current,
+                pinFlag: description.pinFlag)
+        }
+        return (emails, uids.filter { cached[$0] == nil })
     }
 
     /// Stores `emails` in the cache, after the writes started before (the caller does not wait;
@@ -418,11 +420,6 @@ public actor IMAPMailService: MailService {
             await previous?.value
             await summaryCache.store(messages, under: key)
         }
-    }
-
-    /// Waits for the cache writes started so far.
-    public func finishCaching() async {
-        await caching?.value
     }
 
     // MARK: - Flags
@@ -507,12 +504,6 @@ public actor IMAPMailService: MailService {
             }
         }
         return result
-    }
-
-    /// The flags of `uids` as the server has them now (none asked for when `uids` is empty); a
-    /// message gone meanwhile has none.
-    private func currentFlags(_ uids: [UInt32]) async throws(MailServiceError) -> [UInt32: [Flag]] {
-        uids.isEmpty ? [:] : try await currentFlags(SequenceSet(numbers: uids))
     }
 
     private func currentFlags(_ uids: SequenceSet) async throws(MailServiceError) -> [UInt32: [Flag]] {
@@ -716,69 +707,46 @@ struct ModificationSequenceCache: Sendable {
     }
 }
 
-/// Puts cached messages (with the flags the server has now) and fetched ones into the list's
-/// order, handing over each run as soon as every message before it is known. A message gone
-/// meanwhile (no flags for a cached one; not sent for a fetched one) is left out.
+/// Puts cached messages (made with the flags the server has now) and fetched ones into the
+/// list's order, handing over each run as soon as every message before it is known. A message
+/// gone meanwhile (not among the cached emails; not sent for a fetched one) is left out.
 private final class CachedMerge: Sendable {
-    private struct State {
-        /// The index in `uids` of the first message not handed over yet.
-        var next = 0
-        var fetched: [Email] = []
-    }
-
     private let uids: [UInt32]
     private let position: [UInt32: Int]
-    private let cached: [UInt32: CachedMessage]
-    private let flags: [UInt32: [Flag]]
-    private let make: @Sendable (CachedMessage, [Flag]) -> Email
-    private let state = Mutex(State())
+    private let cached: [UInt32: Email]
+    /// The index in `uids` of the first message not handed over yet.
+    private let next = Mutex(0)
 
-    init(
-        uids: [UInt32], cached: [UInt32: CachedMessage], flags: [UInt32: [Flag]],
-        make: @escaping @Sendable (CachedMessage, [Flag]) -> Email
-    ) {
+    init(uids: [UInt32], cached: [UInt32: Email]) {
         self.uids = uids
         self.cached = cached
-        self.flags = flags
-        self.make = make
         var position: [UInt32: Int] = [:]
         position.reserveCapacity(uids.count)
         for (index, uid) in uids.enumerated() { position[uid] = index }
         self.position = position
     }
 
-    /// The messages fetched so far, for the cache.
-    var fetched: [Email] { state.withLock { $0.fetched } }
-
     /// Takes `emails` fetched in the list's order; returns the run of the list through the last
     /// of them: the cached messages before each, and the emails themselves.
     func take(fetched emails: [Email]) -> [Email] {
-        state.withLock { state in
+        next.withLock { next in
             var ready: [Email] = []
             ready.reserveCapacity(emails.count)
             for email in emails {
-                guard let index = position[email.id.uid], index >= state.next else { continue }
-                ready += cachedRun(state.next..<index)
+                guard let index = position[email.id.uid], index >= next else { continue }
+                ready += uids[next..<index].compactMap { cached[$0] }
                 ready.append(email)
-                state.next = index + 1
+                next = index + 1
             }
-            state.fetched += emails
             return ready
         }
     }
 
     /// The cached messages after the last one handed over.
     func rest() -> [Email] {
-        state.withLock { state in
-            defer { state.next = uids.count }
-            return cachedRun(state.next..<uids.count)
-        }
-    }
-
-    private func cachedRun(_ range: Range<Int>) -> [Email] {
-        uids[range].compactMap { uid in
-            guard let message = cached[uid], let current = flags[uid] else { return nil }
-            return make(message, current)
+        next.withLock { next in
+            defer { next = uids.count }
+            return uids[next...].compactMap { cached[$0] }
         }
     }
 }
