@@ -104,11 +104,13 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Appends `element` without waiting. A waiting consumer is woken once a batch is ready;
     /// `flush()` hands over the rest when the producer has nothing more for now.
-    func yield(_ element: Element) {
+    func yield(_ element: consuming Element) {
+        // Moved into the buffer, not copied (a copy of a summary retains each of its strings).
+        var element = Optional(element)
         let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
             guard !state.consumerGone, !state.finished else { return nil }
             state.received += 1
-            state.buffer.append(element)
+            state.buffer.append(element.take())
             guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
             state.receiver = nil
             return (receiver, state.popBatch(Self.batchLimit))

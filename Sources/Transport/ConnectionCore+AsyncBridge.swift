@@ -67,6 +67,7 @@ extension ConnectionCore {
         // What arrived while no read waited is taken at once: no wake-up of the I/O thread, no
         // suspension (a reader slower than the server mostly finds its next bytes here).
         let (received, id) = shared.withLock { state -> ([UInt8]?, UInt64) in
+            state.lastReadTimeout = timeout
             if let bytes = takeReceived(&state) { return (bytes, 0) }
             state.nextID += 1
             return (nil, state.nextID)
@@ -75,28 +76,33 @@ extension ConnectionCore {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                    let (immediate, readWatchers) = shared.withLock {
-                        state -> (Result<[UInt8], TransportError>?, [CheckedContinuation<Void, Never>]) in
-                        if let error = state.terminalError { return (.failure(error), []) }
+                    let (immediate, readWatchers, covered) = shared.withLock {
+                        state -> (Result<[UInt8], TransportError>?, [CheckedContinuation<Void, Never>], Bool) in
+                        if let error = state.terminalError { return (.failure(error), [], true) }
                         if state.cancelledIDs.remove(id) != nil {
-                            return (.failure(TransportError(.cancelled, "reading was cancelled")), [])
+                            return (.failure(TransportError(.cancelled, "reading was cancelled")), [], true)
                         }
                         // Arrived since the look above.
-                        if let bytes = takeReceived(&state) { return (.success(bytes), []) }
+                        if let bytes = takeReceived(&state) { return (.success(bytes), [], true) }
                         if state.peerClosed {
-                            return (.failure(TransportError(.connectionClosed, "the server closed the connection")), [])
+                            let closed = TransportError(.connectionClosed, "the server closed the connection")
+                            return (.failure(closed), [], true)
                         }
                         let deadline = timeout.map { ContinuousClock.now + $0 }
                         state.reads.append(
                             PendingRead(id: id, deadline: deadline, timeout: timeout, continuation: continuation))
                         defer { state.readWatchers = [] }
-                        return (nil, state.readWatchers)
+                        return (nil, state.readWatchers, state.watch?.covers(deadline) ?? false)
                     }
+                    // The I/O thread sleeping in poll() wakes for the socket and before the
+                    // deadline anyway: only a read it would miss writes to the wake-up pipe
+                    // (before the test hooks hear that the read waits).
+                    if case .none = immediate, !covered { wakeThread() }
                     for watcher in readWatchers { watcher.resume() }
                     switch immediate {
                     case .success(let bytes)?: continuation.resume(returning: tookReceived(bytes))
                     case .failure(let error)?: continuation.resume(throwing: error)
-                    case nil: wakeThread()
+                    case nil: break
                     }
                 }
             } onCancel: {
@@ -141,6 +147,19 @@ extension ConnectionCore {
                 return false
             }
             if waiting { continuation.resume() }
+        }
+    }
+
+    /// Returns once the I/O thread sleeps in poll() with its `watch` published (a test hook: the
+    /// event after which a read it covers needs no wake-up).
+    func waitUntilTheThreadSleeps() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let sleeping = shared.withLock { state -> Bool in
+                if state.watch != nil || !state.threadRunning { return true }
+                state.sleepWatchers.append(continuation)
+                return false
+            }
+            if sleeping { continuation.resume() }
         }
     }
 

@@ -34,6 +34,7 @@ extension ConnectionCore {
     func loop() {
         while true {
             let (closeRequested, newOperations) = shared.withLock { state -> (Bool, [Operation]) in
+                state.watch = nil
                 let operations = state.operations
                 state.operations = []
                 return (state.closeRequested, operations)
@@ -195,10 +196,24 @@ extension ConnectionCore {
     private func waitForEvents(
         interest: (read: Bool, write: Bool), now: ContinuousClock.Instant
     ) throws(TransportError) {
-        var deadlines = shared.withLock { state in state.reads.compactMap(\.deadline) }
-        if let handshake { deadlines.append(handshake.deadline) }
+        // The poll's time limit and what it watches are published under the same lock that a
+        // new read takes, so the read knows whether this sleep already covers it.
+        let (nearest, sleepWatchers) = shared.withLock {
+            state -> (ContinuousClock.Instant?, [CheckedContinuation<Void, Never>]) in
+            var nearest = state.reads.lazy.compactMap(\.deadline).min()
+            if let handshake { nearest = min(nearest ?? handshake.deadline, handshake.deadline) }
+            // No read waits: wake when the next one (which usually has the last one's timeout)
+            // would be due, so that read finds this sleep covering it.
+            if state.reads.isEmpty, let anticipated = state.lastReadTimeout {
+                nearest = min(nearest ?? now + anticipated, now + anticipated)
+            }
+            state.watch = Watch(readable: interest.read, until: nearest)
+            defer { state.sleepWatchers = [] }
+            return (nearest, state.sleepWatchers)
+        }
+        for watcher in sleepWatchers { watcher.resume() }
         var timeoutMilliseconds: Int32 = -1
-        if let nearest = deadlines.min() {
+        if let nearest {
             let remaining = nearest - now
             let milliseconds =
                 remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
@@ -230,18 +245,22 @@ extension ConnectionCore {
             closeDescriptor(descriptor)
             descriptor = -1
         }
-        let (reads, operations, waiters) = shared.withLock {
-            state -> ([PendingRead], [Operation], [UnreadWaiter]) in
+        let (reads, operations, waiters, sleepWatchers) = shared.withLock {
+            state -> ([PendingRead], [Operation], [UnreadWaiter], [CheckedContinuation<Void, Never>]) in
             if state.terminalError == nil { state.terminalError = error }
             state.threadRunning = false
+            state.watch = nil
             state.received = []
             unreadByteCount.store(0, ordering: .relaxed)
             let reads = state.reads
             let operations = state.operations
             state.reads = []
             state.operations = []
-            return (reads, operations, Self.takeWaiters(&state, answeredBy: .max))
+            let sleepWatchers = state.sleepWatchers
+            state.sleepWatchers = []
+            return (reads, operations, Self.takeWaiters(&state, answeredBy: .max), sleepWatchers)
         }
+        for watcher in sleepWatchers { watcher.resume() }
         for waiter in waiters { waiter.continuation.resume() }
         let readError =
             endOfStream && error.code == .cancelled

@@ -135,6 +135,11 @@ public final class NetworkConnection: Sendable {
     /// that have already arrived takes them without waking it).
     package var wakeUpCount: Int { core.wakeUps.load(ordering: .relaxed) }
 
+    /// Returns once the connection's I/O thread sleeps in poll(), watching the socket (a test
+    /// hook: a read that its sleep already covers, due no earlier than the sleep ends, takes its
+    /// bytes without waking it).
+    package func waitUntilTheIOThreadSleeps() async { await core.waitUntilTheThreadSleeps() }
+
     /// Reads waiting for bytes (a test hook).
     package var pendingReadCount: Int { core.shared.withLock { $0.reads.count } }
 
@@ -206,4 +211,28 @@ struct SharedState: Sendable {
     var terminalError: TransportError?
     var nextID: UInt64 = 0
     var threadRunning = false
+    /// Set while the I/O thread sleeps in poll(): what wakes it without the wake-up pipe. A new
+    /// read that this already covers (see `Watch.covers`) does not write to the pipe.
+    var watch: Watch?
+    /// The timeout of the last read asked for: the next read most likely has the same, and a
+    /// poll() with no read waiting ends when that read would be due (see `Watch`).
+    var lastReadTimeout: Duration?
+    /// Test hooks waiting until the I/O thread sleeps in poll() (`watch` is set).
+    var sleepWatchers: [CheckedContinuation<Void, Never>] = []
+}
+
+/// What the I/O thread's poll() waits for: bytes on the socket (when `readable`) and, at the
+/// latest, `until` (nil: no time limit).
+struct Watch: Sendable {
+    let readable: Bool
+    let until: ContinuousClock.Instant?
+
+    /// Whether a read due at `deadline` needs no wake-up: the thread wakes for the socket's bytes,
+    /// and no later than the deadline, after which its loop polls again with the read in view.
+    func covers(_ deadline: ContinuousClock.Instant?) -> Bool {
+        guard readable else { return false }
+        guard let deadline else { return true }
+        guard let until else { return false }
+        return until <= deadline
+    }
 }

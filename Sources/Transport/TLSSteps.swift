@@ -33,13 +33,15 @@ enum TLSSteps {
         guard let ssl = SSL_new(context.context) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: \(openSSLErrorText())")
         }
-        SSL_set_fd(ssl, descriptor)
         // Read what the socket holds in one system call, several records at a time, instead of
-        // two calls (header, then body) per record. The poll loop reads until OpenSSL wants more
-        // from the socket, or until the read-ahead limit, and reads on (from OpenSSL's buffer
-        // first) as soon as a reader makes room.
-        SSL_set_read_ahead(ssl, 1)
-        SSL_set_default_read_buffer_len(ssl, 65536)
+        // two calls (header, then body) per record: through a 64 KB buffer BIO, which leaves no
+        // bytes behind when OpenSSL wants more from the socket. The poll loop reads until then,
+        // or until the read-ahead limit, and reads on (from the buffer first) as soon as a reader
+        // makes room.
+        guard mailsearch_SSL_set_fd_read_through_buffer(ssl, descriptor, 65536) == 1 else {
+            SSL_free(ssl)
+            throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: out of memory")
+        }
         switch role {
         case .client(_, let serverName):
             if isIPAddress(serverName) {

@@ -169,6 +169,32 @@ func readExactly(_ count: Int, from connection: NetworkConnection) async throws 
         #expect(try await readExactly(4, from: connection) == Array("ping".utf8))
     }
 
+    @Test func aReadThatTheSleepingIOThreadAlreadyWatchesForDoesNotWakeIt() async throws {
+        let listener = try startServer(echo)
+        defer { listener.stop() }
+        let connection = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: listener.port, security: .plainText)
+        defer { connection.close() }
+        // Reads with a 10 s timeout: once it has seen one, the I/O thread sleeps until the next
+        // such read would be due (the second exchange makes sure its sleep began after one).
+        for _ in 0..<2 {
+            try await connection.write(Array("ping".utf8))
+            #expect(try await readExactly(4, from: connection) == Array("ping".utf8))
+        }
+        await connection.waitUntilTheIOThreadSleeps()
+        let wakeUps = connection.wakeUpCount
+        async let next = connection.read(timeout: .seconds(10))
+        await connection.waitUntilAReadWaits()
+        #expect(connection.wakeUpCount == wakeUps, "a read the sleeping thread already watches for woke it")
+        try await connection.write(Array("pong".utf8))
+        #expect(try await next == Array("pong".utf8))
+        // A read due sooner than the sleep ends wakes the thread, which then keeps its deadline.
+        await connection.waitUntilTheIOThreadSleeps()
+        let beforeShortRead = connection.wakeUpCount
+        await expectTransportError(.readTimeout) { _ = try await connection.read(timeout: .milliseconds(100)) }
+        #expect(connection.wakeUpCount == beforeShortRead + 1, "a read due before the sleep ends did not wake it")
+    }
+
     @Test func startTLSThrowsAwayBytesThatCameBeforeTheHandshake() async throws {
         let certificate = try Self.certificate
         let listener = try startServer { connection in
