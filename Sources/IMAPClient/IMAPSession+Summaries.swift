@@ -280,22 +280,26 @@ extension IMAPSession {
                 let sink = inFlight.removeFirst()
                 // Each response is decoded as it arrives, while the rest of the window is on its
                 // way (the window's order can only be kept once all of it is here), and its
-                // bytes are freed then.
-                var arrived: [UInt32: MessageSummary] = [:]
-                arrived.reserveCapacity(uids.count)
+                // bytes are freed then. It goes to its place in the window's order: moved into
+                // the slot and out of it, never copied.
+                var position: [UInt32: Int] = [:]
+                position.reserveCapacity(uids.count)
+                for (index, uid) in uids.enumerated() { position[uid] = index }
+                var slots = [MessageSummary?](repeating: nil, count: uids.count)
                 for try await message in sink {
-                    guard let uid = message.uid, var summary = Self.summary(of: message, serverPreview: serverPreview)
+                    guard let uid = message.uid, let index = position[uid],
+                        var summary = Self.summary(of: message, serverPreview: serverPreview)
                     else { continue }
                     summary.decode()
-                    arrived[uid] = summary
+                    slots[index] = consume summary
                 }
                 if launched < windows.count {
                     guard await stream.waitForDemand(bufferedAtMost: window) else { return }
                     launch()
                 }
                 guard !stream.isConsumerGone else { return }
-                for uid in uids {
-                    guard let summary = arrived.removeValue(forKey: uid) else { continue }
+                for index in slots.indices {
+                    guard let summary = slots[index].take() else { continue }
                     stream.yield(summary)
                 }
                 stream.flush()

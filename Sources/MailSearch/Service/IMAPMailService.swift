@@ -341,11 +341,19 @@ public actor IMAPMailService: MailService {
         if !missing.isEmpty {
             do {
                 try await connection.summaries(inOrder: missing) { summaries in
-                    let emails = summaries.map { Self.email($0, mailbox: name, uidValidity: uidValidity, pinFlag) }
-                    await self.remember(
-                        summaries.compactMap { summary in
-                            summary.modificationSequence.map { (summary.uid, $0) }
-                        })
+                    // By index: each summary is read where it lies (iterating would copy each one
+                    // out, retaining every string it holds, and release them all again).
+                    var emails: [Email] = []
+                    var modificationSequences: [(UInt32, UInt64)] = []
+                    emails.reserveCapacity(summaries.count)
+                    modificationSequences.reserveCapacity(summaries.count)
+                    for index in summaries.indices {
+                        emails.append(Self.email(summaries[index], mailbox: name, uidValidity: uidValidity, pinFlag))
+                        if let modificationSequence = summaries[index].modificationSequence {
+                            modificationSequences.append((summaries[index].uid, modificationSequence))
+                        }
+                    }
+                    await self.remember(modificationSequences)
                     await self.keep(emails, description)
                     let ready = merge.take(fetched: emails)
                     if !ready.isEmpty { await body(Self.visible(ready, hidingDeleted: hidesDeleted)) }
