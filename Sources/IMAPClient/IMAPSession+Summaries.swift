@@ -264,34 +264,39 @@ extension IMAPSession {
             let windows = stride(from: 0, to: uids.count, by: window).map {
                 Array(uids[$0..<min(uids.count, $0 + window)])
             }
-            var inFlight: [MessageStream<FetchResponse>] = []
+            var inFlight: [MessageStream<PlacedSummary>] = []
             var launched = 0
             func launch() {
-                let sink = MessageStream<FetchResponse>()
                 let uids = windows[launched]
                 launched += 1
-                inFlight.append(sink)
+                // Each response is decoded where it is parsed, on the session's actor, as it
+                // arrives (its bytes are freed there and then), and comes with its place in the
+                // window's order, which can only be kept once all of the window is here.
+                var position: [UInt32: Int] = [:]
+                position.reserveCapacity(uids.count)
+                for (index, uid) in uids.enumerated() { position[uid] = index }
+                let placed = MessageStream<PlacedSummary>()
+                let sink = TransformingSink(into: placed) { [position] message -> PlacedSummary? in
+                    guard let uid = message.uid, let index = position[uid],
+                        var summary = Self.summary(of: message, serverPreview: serverPreview)
+                    else { return nil }
+                    summary.decode()
+                    return PlacedSummary(index: index, summary: summary)
+                }
+                inFlight.append(placed)
                 Task {
                     await self.fetchWindow(uids, items: items, kinds: kinds, group: group, mailbox: mailbox, into: sink)
                 }
             }
             while launched < min(2, windows.count) { launch() }
             for uids in windows {
-                let sink = inFlight.removeFirst()
-                // Each response is decoded as it arrives, while the rest of the window is on its
-                // way (the window's order can only be kept once all of it is here), and its
-                // bytes are freed then. It goes to its place in the window's order: moved into
-                // the slot and out of it, never copied.
-                var position: [UInt32: Int] = [:]
-                position.reserveCapacity(uids.count)
-                for (index, uid) in uids.enumerated() { position[uid] = index }
+                let placed = inFlight.removeFirst()
+                // Each summary goes to its place: moved into the slot and out of it, never copied.
                 var slots = [MessageSummary?](repeating: nil, count: uids.count)
-                for try await message in sink {
-                    guard let uid = message.uid, let index = position[uid],
-                        var summary = Self.summary(of: message, serverPreview: serverPreview)
-                    else { continue }
-                    summary.decode()
-                    slots[index] = consume summary
+                let iterator = placed.makeAsyncIterator()
+                while let next = try await iterator.next() {
+                    let index = next.index
+                    slots[index] = (consume next).summary
                 }
                 if launched < windows.count {
                     guard await stream.waitForDemand(bufferedAtMost: window) else { return }
@@ -324,7 +329,7 @@ extension IMAPSession {
     /// streamed into `sink`, which ends with the command.
     private func fetchWindow(
         _ uids: [UInt32], items: [FetchAttribute], kinds: Set<AttributeKind>, group: UInt64,
-        mailbox: MailboxExpectation?, into sink: MessageStream<FetchResponse>
+        mailbox: MailboxExpectation?, into sink: any FetchSink
     ) async {
         let commands = Command.uidFetch(SequenceSet(numbers: uids), items, modifiers: []).split(
             maximumLineLength: configuration.maximumCommandLength)
@@ -335,7 +340,7 @@ extension IMAPSession {
                 try await run(
                     command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: sink, streamGroup: group)
             }
-            sink.finish()
+            sink.finish(throwing: nil)
         } catch {
             sink.finish(throwing: error)
         }
@@ -404,6 +409,12 @@ extension IMAPSession {
             if let preview = previews[batch[index].uid] { batch[index].preview = preview }
         }
     }
+}
+
+/// A decoded summary and its place in the order of the window it was fetched in.
+struct PlacedSummary: Sendable {
+    var index: Int
+    var summary: MessageSummary
 }
 
 /// Where the part a preview is made of lies, and how to decode it.

@@ -27,7 +27,7 @@ public actor IMAPSession {
     private var parser: ResponseParser
     private var nextID: CommandID = 0
     private var waiters: [CommandID: CheckedContinuation<CommandOutcome, any Error>] = [:]
-    private var sinks: [CommandID: MessageStream<FetchResponse>] = [:]
+    private var sinks: [CommandID: any FetchSink] = [:]
     private var challengeAnswers: [CommandID: @Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8]] = [:]
     /// The listeners waiting for events, each woken when events arrive (one waiter used to
     /// replace another by waking it, and two listeners woke each other without end).
@@ -167,7 +167,7 @@ public actor IMAPSession {
     @discardableResult
     func run(
         _ command: Command, claim: CommandClaim = .nothing, expecting mailbox: MailboxExpectation? = nil,
-        mapsAllUIDs: Bool = false, sink: MessageStream<FetchResponse>? = nil, streamGroup: UInt64? = nil,
+        mapsAllUIDs: Bool = false, sink: (any FetchSink)? = nil, streamGroup: UInt64? = nil,
         onChallenge: (@Sendable (ContinuationRequest) throws(IMAPError) -> [UInt8])? = nil
     ) async throws(IMAPError) -> CommandOutcome {
         if let failure = machine.failure { throw failure }

@@ -1,3 +1,4 @@
+import IMAPCore
 import Synchronization
 
 /// How far a stream has come: values handed over so far, of how many expected (when known).
@@ -293,4 +294,37 @@ private enum ReceiveStep<Element: Sendable> {
     case values([Element?])
     case end(IMAPError?)
     case wait
+}
+
+/// Where a command's FETCH responses go as the session parses them.
+protocol FetchSink: AnyObject, Sendable {
+    func yield(_ fetch: consuming FetchResponse)
+    func flush()
+    func finish(throwing failure: IMAPError?)
+    var isConsumerGone: Bool { get }
+}
+
+extension MessageStream: FetchSink where Element == FetchResponse {}
+
+/// A sink that makes a value of each FETCH response as the session parses it, on the session's
+/// actor, and streams the values: the response is read (and its memory freed) on the thread that
+/// parsed it, and its consumer gets the finished value with no hop in between.
+final class TransformingSink<Value: Sendable>: FetchSink {
+    let stream: MessageStream<Value>
+    private let transform: @Sendable (FetchResponse) -> Value?
+
+    init(into stream: MessageStream<Value>, _ transform: @escaping @Sendable (FetchResponse) -> Value?) {
+        self.stream = stream
+        self.transform = transform
+    }
+
+    func yield(_ fetch: consuming FetchResponse) {
+        if let value = transform(fetch) { stream.yield(value) }
+    }
+
+    func flush() { stream.flush() }
+
+    func finish(throwing failure: IMAPError?) { stream.finish(throwing: failure) }
+
+    var isConsumerGone: Bool { stream.isConsumerGone }
 }
