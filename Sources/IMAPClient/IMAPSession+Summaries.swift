@@ -278,10 +278,12 @@ extension IMAPSession {
                 let placed = MessageStream<PlacedSummary>()
                 let sink = TransformingSink(into: placed) { [position] message -> PlacedSummary? in
                     guard let uid = message.uid, let index = position[uid],
-                        var summary = Self.summary(of: message, serverPreview: serverPreview)
+                        let summary = Self.summary(of: message, serverPreview: serverPreview)
                     else { return nil }
-                    summary.decode()
-                    return PlacedSummary(index: index, summary: summary)
+                    // Decoded where it will stay (a decoded copy would retain all it holds again).
+                    var placed = PlacedSummary(index: index, summary: summary)
+                    placed.summary.decode()
+                    return placed
                 }
                 inFlight.append(placed)
                 Task {

@@ -168,7 +168,7 @@ public actor MailboxConnection {
     /// fetched again; nothing is handed over twice.
     public func summaries(
         inOrder uids: [UInt32], previews: Bool = true,
-        batches body: @Sendable ([MessageSummary]) async -> Void
+        batches body: @Sendable (consuming [MessageSummary]) async -> Void
     ) async throws(IMAPError) {
         // The index in `uids` after the last UID handed over.
         var handedOver = 0
@@ -181,8 +181,11 @@ public actor MailboxConnection {
                 guard let last = batch.last else { return }
                 while handedOver < uids.count, uids[handedOver] != last.uid { handedOver += 1 }
                 handedOver += 1
-                await body(batch)
-                batch.removeAll(keepingCapacity: true)
+                // Handed over, not shared: the body owns the only reference and may move the
+                // summaries out.
+                let handed = batch
+                batch = []
+                await body(handed)
             }
             let iterator = stream.makeAsyncIterator()
             while let summary = try await iterator.next() {

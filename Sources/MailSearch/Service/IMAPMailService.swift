@@ -341,18 +341,21 @@ public actor IMAPMailService: MailService {
         if !missing.isEmpty {
             do {
                 try await connection.summaries(inOrder: missing) { summaries in
-                    // By index: each summary is read where it lies (iterating would copy each one
-                    // out, retaining every string it holds, and release them all again).
+                    // Each summary is moved out of the batch the connection handed over (iterating
+                    // would copy each one, retaining every string it holds, and release them all
+                    // again), last first.
+                    var summaries = summaries
                     var emails: [Email] = []
                     var modificationSequences: [(UInt32, UInt64)] = []
                     emails.reserveCapacity(summaries.count)
                     modificationSequences.reserveCapacity(summaries.count)
-                    for index in summaries.indices {
-                        emails.append(Self.email(summaries[index], mailbox: name, uidValidity: uidValidity, pinFlag))
-                        if let modificationSequence = summaries[index].modificationSequence {
-                            modificationSequences.append((summaries[index].uid, modificationSequence))
+                    while let summary = summaries.popLast() {
+                        if let modificationSequence = summary.modificationSequence {
+                            modificationSequences.append((summary.uid, modificationSequence))
                         }
+                        emails.append(Self.email(summary, mailbox: name, uidValidity: uidValidity, pinFlag))
                     }
+                    emails.reverse()
                     await self.remember(modificationSequences)
                     await self.keep(emails, description)
                     let ready = merge.take(fetched: emails)
@@ -379,7 +382,9 @@ public actor IMAPMailService: MailService {
         for (uid, modseq) in modificationSequences { self.modificationSequences[uid] = modseq }
     }
 
-    static func email(_ summary: MessageSummary, mailbox: String, uidValidity: UInt32, _ pinFlag: Flag) -> Email {
+    static func email(
+        _ summary: borrowing MessageSummary, mailbox: String, uidValidity: UInt32, _ pinFlag: Flag
+    ) -> Email {
         Email(
             id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: summary.uid), summary: summary.decoded,
             receivedDate: summary.internalDate.map { Date(timeIntervalSince1970: TimeInterval($0.secondsSinceEpoch)) },
