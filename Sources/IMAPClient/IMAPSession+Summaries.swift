@@ -1,5 +1,6 @@
 public import IMAPCore
 public import MailMIME
+import Synchronization
 
 /// What a mail list shows of a message: the values the server sent, and ``decoded``, the same
 /// decoded the way MailMIME decodes a message (``MailSummary``).
@@ -264,42 +265,25 @@ extension IMAPSession {
             let windows = stride(from: 0, to: uids.count, by: window).map {
                 Array(uids[$0..<min(uids.count, $0 + window)])
             }
-            var inFlight: [MessageStream<PlacedSummary>] = []
+            var inFlight: [WindowSlots] = []
+            // Windows still in flight when this stops (the consumer left, or a failure) send no
+            // more commands and keep nothing.
+            defer { for window in inFlight { window.consumerLeft() } }
             var launched = 0
             func launch() {
                 let uids = windows[launched]
                 launched += 1
-                // Each response is decoded where it is parsed, on the session's actor, as it
-                // arrives (its bytes are freed there and then), and comes with its place in the
-                // window's order, which can only be kept once all of the window is here.
-                var position: [UInt32: Int] = [:]
-                position.reserveCapacity(uids.count)
-                for (index, uid) in uids.enumerated() { position[uid] = index }
-                let placed = MessageStream<PlacedSummary>()
-                let sink = TransformingSink(into: placed) { [position] message -> PlacedSummary? in
-                    guard let uid = message.uid, let index = position[uid],
-                        let summary = Self.summary(of: message, serverPreview: serverPreview)
-                    else { return nil }
-                    // Decoded where it will stay (a decoded copy would retain all it holds again).
-                    var placed = PlacedSummary(index: index, summary: summary)
-                    placed.summary.decode()
-                    return placed
-                }
-                inFlight.append(placed)
+                let slots = WindowSlots(uids: uids, serverPreview: serverPreview)
+                inFlight.append(slots)
                 Task {
-                    await self.fetchWindow(uids, items: items, kinds: kinds, group: group, mailbox: mailbox, into: sink)
+                    await self.fetchWindow(
+                        uids, items: items, kinds: kinds, group: group, mailbox: mailbox, into: slots)
                 }
             }
             while launched < min(2, windows.count) { launch() }
-            for uids in windows {
-                let placed = inFlight.removeFirst()
-                // Each summary goes to its place: moved into the slot and out of it, never copied.
-                var slots = [MessageSummary?](repeating: nil, count: uids.count)
-                let iterator = placed.makeAsyncIterator()
-                while let next = try await iterator.next() {
-                    let index = next.index
-                    slots[index] = (consume next).summary
-                }
+            for _ in windows {
+                var slots = try await inFlight[0].summaries()
+                inFlight.removeFirst()
                 if launched < windows.count {
                     guard await stream.waitForDemand(bufferedAtMost: window) else { return }
                     launch()
@@ -413,10 +397,110 @@ extension IMAPSession {
     }
 }
 
-/// A decoded summary and its place in the order of the window it was fetched in.
-struct PlacedSummary: Sendable {
-    var index: Int
-    var summary: MessageSummary
+/// One window of an ordered fetch: each FETCH response is decoded where the session parses it,
+/// on its actor (the response is freed there and then), and the summary goes straight to its
+/// place in the window's order, which can only be kept once all of the window is here. The
+/// consumer takes the whole window when its command has ended: no value passes through a stream
+/// on the way, and the consumer wakes once per window.
+final class WindowSlots: FetchSink {
+    private struct State {
+        var slots: [MessageSummary?]
+        var finished = false
+        var failure: IMAPError?
+        var consumerGone = false
+        var waiter: CheckedContinuation<[MessageSummary?], any Error>?
+    }
+
+    private let position: [UInt32: Int]
+    private let serverPreview: Bool
+    private let state: Mutex<State>
+
+    init(uids: [UInt32], serverPreview: Bool) {
+        var position: [UInt32: Int] = [:]
+        position.reserveCapacity(uids.count)
+        for (index, uid) in uids.enumerated() { position[uid] = index }
+        self.position = position
+        self.serverPreview = serverPreview
+        state = Mutex(State(slots: [MessageSummary?](repeating: nil, count: uids.count)))
+    }
+
+    func yield(_ fetch: consuming FetchResponse) {
+        guard let uid = fetch.uid, let index = position[uid] else { return }
+        // Decoded in place, and moved into its slot.
+        var placed = IMAPSession.summary(of: fetch, serverPreview: serverPreview)
+        placed?.decode()
+        if case .none = placed { return }
+        state.withLock { state in
+            guard !state.consumerGone, !state.finished else { return }
+            state.slots[index] = placed.take()
+        }
+    }
+
+    func flush() {}
+
+    func finish(throwing failure: IMAPError?) {
+        let (waiter, outcome) = state.withLock {
+            state -> (CheckedContinuation<[MessageSummary?], any Error>?, Result<[MessageSummary?], IMAPError>?) in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            state.failure = failure
+            guard let waiter = state.waiter else { return (nil, nil) }
+            state.waiter = nil
+            return (waiter, Self.outcome(&state))
+        }
+        if let waiter, let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+    }
+
+    var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
+
+    /// The window's summaries in its order (nil where the server sent none), once its command
+    /// has ended; its failure, if it failed. Cancelling the waiting task stops the window.
+    func summaries() async throws(IMAPError) -> [MessageSummary?] {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<[MessageSummary?], any Error>) in
+                    let ready = state.withLock { state -> Result<[MessageSummary?], IMAPError>? in
+                        if state.consumerGone {
+                            return .failure(IMAPError(.cancelled, "the consumer stopped reading"))
+                        }
+                        guard state.finished else {
+                            state.waiter = continuation
+                            return nil
+                        }
+                        return Self.outcome(&state)
+                    }
+                    if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                self.consumerLeft()
+            }
+        } catch let error as IMAPError {
+            throw error
+        } catch {
+            throw IMAPError(.cancelled, "reading was cancelled")
+        }
+    }
+
+    /// The consumer stopped: the window's remaining commands are not sent, what arrives is
+    /// dropped, and a waiting `summaries()` ends.
+    func consumerLeft() {
+        let waiter = state.withLock { state -> CheckedContinuation<[MessageSummary?], any Error>? in
+            state.consumerGone = true
+            state.slots = []
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: IMAPError(.cancelled, "the consumer stopped reading"))
+    }
+
+    /// The ended window's summaries (moved out) or its failure.
+    private static func outcome(_ state: inout State) -> Result<[MessageSummary?], IMAPError> {
+        if let failure = state.failure { return .failure(failure) }
+        let slots = state.slots
+        state.slots = []
+        return .success(slots)
+    }
 }
 
 /// Where the part a preview is made of lies, and how to decode it.

@@ -305,26 +305,3 @@ protocol FetchSink: AnyObject, Sendable {
 }
 
 extension MessageStream: FetchSink where Element == FetchResponse {}
-
-/// A sink that makes a value of each FETCH response as the session parses it, on the session's
-/// actor, and streams the values: the response is read (and its memory freed) on the thread that
-/// parsed it, and its consumer gets the finished value with no hop in between.
-final class TransformingSink<Value: Sendable>: FetchSink {
-    let stream: MessageStream<Value>
-    private let transform: @Sendable (FetchResponse) -> Value?
-
-    init(into stream: MessageStream<Value>, _ transform: @escaping @Sendable (FetchResponse) -> Value?) {
-        self.stream = stream
-        self.transform = transform
-    }
-
-    func yield(_ fetch: consuming FetchResponse) {
-        if let value = transform(fetch) { stream.yield(value) }
-    }
-
-    func flush() { stream.flush() }
-
-    func finish(throwing failure: IMAPError?) { stream.finish(throwing: failure) }
-
-    var isConsumerGone: Bool { stream.isConsumerGone }
-}

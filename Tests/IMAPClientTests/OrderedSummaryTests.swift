@@ -69,6 +69,32 @@ struct OrderedSummaryTests {
     }
 }
 
+extension OrderedSummaryTests {
+    /// A consumer that stops after the first summary stops the windows: no window after those
+    /// already asked for goes out, and the session serves the next command at once.
+    @Test func aConsumerThatStopsEndsTheWindows() async throws {
+        let server = try await MockServerFixture.start()
+        defer { Task { await server.stop() } }
+        try MockServerFixture.seed(server, count: 40)
+        let session = try await server.loggedInSession { $0.fetchWindow = 5 }
+        let order = (1...40).reversed().map { UInt32($0) }
+        for try await summary in session.fetchSummaries(inOrder: order) {
+            #expect(summary.uid == 40)
+            break
+        }
+        var again: [UInt32] = []
+        for try await summary in session.fetchSummaries(inOrder: [3, 2]) { again.append(summary.uid) }
+        #expect(again == [3, 2])
+        await session.logout()
+        let fetched = server.sessions.flatMap(\.transcript).filter {
+            $0.direction == .client && $0.text.contains(" UID FETCH ")
+        }
+        // The two windows in flight from the start, at most two more launched before the
+        // consumer's leaving is seen, and the fetch after: not the 8 windows of the whole order.
+        #expect(fetched.count <= 5)
+    }
+}
+
 private actor Collected {
     var uids: [UInt32] = []
     func append(_ more: [UInt32]) { uids += more }
