@@ -355,7 +355,11 @@ public actor IMAPMailService: MailService {
                         }
                         emails.append(Self.email(summary, mailbox: name, uidValidity: uidValidity, pinFlag))
                     }
-                    emails.reverse()
+                    // Back in order, moved (Array.reverse() copies each email through a swap).
+                    var inOrder: [Email] = []
+                    inOrder.reserveCapacity(emails.count)
+                    while let email = emails.popLast() { inOrder.append(email) }
+                    emails = inOrder
                     await self.remember(modificationSequences)
                     await self.keep(emails, description)
                     let ready = merge.take(fetched: emails)
@@ -373,9 +377,14 @@ public actor IMAPMailService: MailService {
         }
     }
 
-    /// `emails` as a list shows them: without the ones marked deleted when it hides those.
+    /// `emails` as a list shows them: without the ones marked deleted when it hides those (the
+    /// same array when none is: filtering copies every email).
     private static func visible(_ emails: [Email], hidingDeleted: Bool) -> [Email] {
-        hidingDeleted ? emails.filter { !$0.flags.contains(.deleted) } : emails
+        let anyDeleted = emails.withUnsafeBufferPointer { emails in
+            emails.indices.contains { emails[$0].flags.contains(.deleted) }
+        }
+        guard hidingDeleted, anyDeleted else { return emails }
+        return emails.filter { !$0.flags.contains(.deleted) }
     }
 
     private func remember(_ modificationSequences: [(UInt32, UInt64)]) {
@@ -743,6 +752,12 @@ private final class CachedMerge: Sendable {
     /// of them: the cached messages before each, and the emails themselves.
     func take(fetched emails: [Email]) -> [Email] {
         next.withLock { next in
+            // Nothing cached, and the emails follow on in the list's order (as a fetch hands
+            // them over): they are the run as they are, not copied one by one into another.
+            if cached.isEmpty, let end = followOn(emails, from: next) {
+                next = end
+                return emails
+            }
             var ready: [Email] = []
             ready.reserveCapacity(emails.count)
             for email in emails {
@@ -752,6 +767,19 @@ private final class CachedMerge: Sendable {
                 next = index + 1
             }
             return ready
+        }
+    }
+
+    /// The index after the last of `emails` when each comes later in the list than the one
+    /// before, the first at or after `start`; nil otherwise.
+    private func followOn(_ emails: [Email], from start: Int) -> Int? {
+        emails.withUnsafeBufferPointer { emails in
+            var expected = start
+            for email in emails {
+                guard let index = position[email.id.uid], index >= expected else { return nil }
+                expected = index + 1
+            }
+            return expected
         }
     }
 

@@ -46,6 +46,27 @@ import Testing
         var emails: [Email] { state.withLock { $0 } }
     }
 
+    /// A message marked deleted after the mailbox was listed is left out of what the listing
+    /// streams, fetched whole or from the cache; the others stream in the list's order.
+    @Test(arguments: [false, true]) func aMessageDeletedAfterTheListingIsLeftOutOfTheStream(cached: Bool) async throws {
+        let server = try await ServiceFixture.start(count: 12)
+        defer { Task { await server.stop() } }
+        let (cache, directory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        if cached {
+            let filling = ServiceFixture.service(server, summaryCache: cache)
+            _ = try await filling.search(try query("subject:message"), pageSize: 12)
+            await filling.close()
+        }
+        let service = ServiceFixture.service(server, summaryCache: cached ? cache : nil)
+        let listing = try await service.listing()
+        #expect(listing.hidesDeleted)
+        try server.store.setFlags([.deleted], user: "alice", mailbox: "INBOX", uid: 7)
+        let streamed = try await Self.streamed(service, listing)
+        await service.close()
+        #expect(streamed.map(\.uid) == Array((1...12).reversed()).filter { $0 != 7 })
+    }
+
     @Test(arguments: [Profile.full, .imap4rev1]) func aPageShownBeforeFetchesOnlyFlagsAndShowsTheirChanges(
         profile: Profile
     ) async throws {
