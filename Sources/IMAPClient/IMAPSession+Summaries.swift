@@ -456,29 +456,17 @@ final class WindowSlots: FetchSink {
     /// The window's summaries in its order (nil where the server sent none), once its command
     /// has ended; its failure, if it failed. Cancelling the waiting task stops the window.
     func summaries() async throws(IMAPError) -> [MessageSummary?] {
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<[MessageSummary?], any Error>) in
-                    let ready = state.withLock { state -> Result<[MessageSummary?], IMAPError>? in
-                        if state.consumerGone {
-                            return .failure(IMAPError(.cancelled, "the consumer stopped reading"))
-                        }
-                        guard state.finished else {
-                            state.waiter = continuation
-                            return nil
-                        }
-                        return Self.outcome(&state)
-                    }
-                    if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+        try await waitCancellably(onCancel: { self.consumerLeft() }) {
+            (continuation: CheckedContinuation<[MessageSummary?], any Error>) in
+            let ready = state.withLock { state -> Result<[MessageSummary?], IMAPError>? in
+                if state.consumerGone { return .failure(IMAPError(.cancelled, "the consumer stopped reading")) }
+                guard state.finished else {
+                    state.waiter = continuation
+                    return nil
                 }
-            } onCancel: {
-                self.consumerLeft()
+                return Self.outcome(&state)
             }
-        } catch let error as IMAPError {
-            throw error
-        } catch {
-            throw IMAPError(.cancelled, "reading was cancelled")
+            if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
         }
     }
 

@@ -200,36 +200,26 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             let batch = takeBuffered()
             if !batch.isEmpty { return batch }
         }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<[Element?], any Error>) in
-                    let (step, waiter) = state.withLock {
-                        state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
-                        let batch = state.popBatch(Self.batchLimit)
-                        if !batch.isEmpty { return (.values(batch), state.takeDemandWaiter()) }
-                        if state.finished { return (.end(state.failure), nil) }
-                        if state.consumerGone {
-                            return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
-                        }
-                        state.receiver = continuation
-                        return (.wait, state.takeDemandWaiter())
-                    }
-                    waiter?.resume(returning: true)
-                    switch step {
-                    case .values(let batch): continuation.resume(returning: batch)
-                    case .end(let failure?): continuation.resume(throwing: failure)
-                    case .end(nil): continuation.resume(returning: [])
-                    case .wait: break
-                    }
+        return try await waitCancellably(onCancel: { self.consumerLeft() }) {
+            (continuation: CheckedContinuation<[Element?], any Error>) in
+            let (step, waiter) = state.withLock {
+                state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
+                let batch = state.popBatch(Self.batchLimit)
+                if !batch.isEmpty { return (.values(batch), state.takeDemandWaiter()) }
+                if state.finished { return (.end(state.failure), nil) }
+                if state.consumerGone {
+                    return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
                 }
-            } onCancel: {
-                self.consumerLeft()
+                state.receiver = continuation
+                return (.wait, state.takeDemandWaiter())
             }
-        } catch let error as IMAPError {
-            throw error
-        } catch {
-            throw IMAPError(.cancelled, "reading was cancelled")
+            waiter?.resume(returning: true)
+            switch step {
+            case .values(let batch): continuation.resume(returning: batch)
+            case .end(let failure?): continuation.resume(throwing: failure)
+            case .end(nil): continuation.resume(returning: [])
+            case .wait: break
+            }
         }
     }
 
@@ -294,6 +284,25 @@ private enum ReceiveStep<Element: Sendable> {
     case values([Element?])
     case end(IMAPError?)
     case wait
+}
+
+/// Waits for `body` to resume its continuation, calling `onCancel` when the waiting task is
+/// cancelled. An error that is not an `IMAPError` (none is thrown but by cancellation) becomes
+/// `.cancelled`.
+func waitCancellably<Value: Sendable>(
+    onCancel: @escaping @Sendable () -> Void, _ body: (CheckedContinuation<Value, any Error>) -> Void
+) async throws(IMAPError) -> Value {
+    do {
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation(body)
+        } onCancel: {
+            onCancel()
+        }
+    } catch let error as IMAPError {
+        throw error
+    } catch {
+        throw IMAPError(.cancelled, "reading was cancelled")
+    }
 }
 
 /// Where a command's FETCH responses go as the session parses them.
