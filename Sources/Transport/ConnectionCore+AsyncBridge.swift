@@ -76,28 +76,28 @@ extension ConnectionCore {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                    let (immediate, readWatchers, covered) = shared.withLock {
+                    let (immediate, readWatchers, wakes) = shared.withLock {
                         state -> (Result<[UInt8], TransportError>?, [CheckedContinuation<Void, Never>], Bool) in
-                        if let error = state.terminalError { return (.failure(error), [], true) }
+                        if let error = state.terminalError { return (.failure(error), [], false) }
                         if state.cancelledIDs.remove(id) != nil {
-                            return (.failure(TransportError(.cancelled, "reading was cancelled")), [], true)
+                            return (.failure(TransportError(.cancelled, "reading was cancelled")), [], false)
                         }
                         // Arrived since the look above.
-                        if let bytes = takeReceived(&state) { return (.success(bytes), [], true) }
+                        if let bytes = takeReceived(&state) { return (.success(bytes), [], false) }
                         if state.peerClosed {
                             let closed = TransportError(.connectionClosed, "the server closed the connection")
-                            return (.failure(closed), [], true)
+                            return (.failure(closed), [], false)
                         }
                         let deadline = timeout.map { ContinuousClock.now + $0 }
                         state.reads.append(
                             PendingRead(id: id, deadline: deadline, timeout: timeout, continuation: continuation))
                         defer { state.readWatchers = [] }
-                        return (nil, state.readWatchers, state.watch?.covers(deadline) ?? false)
+                        // The I/O thread sleeping in poll() wakes for the socket and before the
+                        // deadline anyway: only a read it would miss writes to the wake-up pipe.
+                        return (nil, state.readWatchers, !(state.watch?.covers(deadline) ?? false))
                     }
-                    // The I/O thread sleeping in poll() wakes for the socket and before the
-                    // deadline anyway: only a read it would miss writes to the wake-up pipe
-                    // (before the test hooks hear that the read waits).
-                    if case .none = immediate, !covered { wakeThread() }
+                    // Woken before the test hooks hear that the read waits.
+                    if wakes { wakeThread() }
                     for watcher in readWatchers { watcher.resume() }
                     switch immediate {
                     case .success(let bytes)?: continuation.resume(returning: tookReceived(bytes))

@@ -380,10 +380,11 @@ public actor IMAPMailService: MailService {
     /// `emails` as a list shows them: without the ones marked deleted when it hides those (the
     /// same array when none is: filtering copies every email).
     private static func visible(_ emails: [Email], hidingDeleted: Bool) -> [Email] {
-        let anyDeleted = emails.withUnsafeBufferPointer { emails in
-            emails.indices.contains { emails[$0].flags.contains(.deleted) }
-        }
-        guard hidingDeleted, anyDeleted else { return emails }
+        guard hidingDeleted,
+            emails.withUnsafeBufferPointer({ emails in
+                emails.indices.contains { emails[$0].flags.contains(.deleted) }
+            })
+        else { return emails }
         return emails.filter { !$0.flags.contains(.deleted) }
     }
 

@@ -81,17 +81,14 @@ enum EmailJSON {
     static func lines(_ emails: [Email]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(emails.count * 512)
-        // Through the buffer: each email is read where it lies, not copied out first.
-        emails.withUnsafeBufferPointer { emails in
-            for index in emails.indices { appendLine(emails[index], to: &bytes) }
-        }
+        for email in emails { appendLine(email, to: &bytes) }
         return bytes
     }
 
     /// Appends the line of `email`: the bytes `JSONWriter` writes for ``object(_:)`` and a
     /// newline, written straight from the email (a listing of thousands builds no JSONValue
     /// trees).
-    static func appendLine(_ email: borrowing Email, to bytes: inout [UInt8]) {
+    static func appendLine(_ email: Email, to bytes: inout [UInt8]) {
         func key(_ name: StaticString) {
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         }
