@@ -253,8 +253,8 @@ public actor IMAPSession {
     func perform(_ actions: [ClientStateMachine.Action]) {
         for action in actions {
             switch action {
-            case .write(let bytes):
-                traceClient(bytes)
+            case .write(let bytes, let shown):
+                traceClient(bytes, shown: shown)
                 writes.yield(.bytes(bytes))
             case .succeed(let id, let outcome): resume(id, .success(outcome))
             case .fail(let id, let error):
@@ -264,9 +264,7 @@ public actor IMAPSession {
             case .challenge(let id, let request):
                 guard let answer = challengeAnswers[id] else { continue }
                 do throws(IMAPError) {
-                    let bytes = try answer(request)
-                    logger.trace("C: *** (SASL answer)")
-                    for case .write(let bytes) in machine.challengeAnswered(id, bytes) { writes.yield(.bytes(bytes)) }
+                    perform(machine.challengeAnswered(id, try answer(request)))
                 } catch {
                     perform(machine.end(with: error))
                 }
@@ -403,8 +401,14 @@ public actor IMAPSession {
 
     // MARK: - Trace
 
-    private func traceClient(_ bytes: [UInt8]) {
+    /// Traces written bytes, or what the machine says to show in their place (a secret's chunk).
+    /// Other commands' lines still pass through the line redaction as a second guard.
+    private func traceClient(_ bytes: [UInt8], shown: String?) {
         guard logger.isEnabled(.trace) else { return }
+        if let shown {
+            logger.trace("C: \(shown)")
+            return
+        }
         var text = String(decoding: Redaction.redactCredentials(in: bytes), as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         logger.trace("C: \(text)")

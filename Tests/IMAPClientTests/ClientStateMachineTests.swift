@@ -29,7 +29,7 @@ import Testing
     }
 
     static func writes(_ actions: [Action]) -> [String] {
-        actions.compactMap { if case .write(let bytes) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
+        actions.compactMap { if case .write(let bytes, _) = $0 { String(decoding: bytes, as: UTF8.self) } else { nil } }
     }
 
     static func succeeded(_ actions: [Action]) -> [CommandID] {
@@ -49,6 +49,37 @@ import Testing
         #expect(Self.writes(machine.enqueue(1, CommandRequest(command: .noop), now: Self.now)) == ["M1 NOOP\r\n"])
         let actions = Self.feed(&machine, "M1 OK done")
         #expect(Self.succeeded(actions) == [1])
+    }
+
+    /// Every chunk of a command that carries credentials says what a trace shows in its place,
+    /// decided from the command: the LOGIN line and each literal after it, and SASL answers.
+    @Test func everyChunkOfALoginAndEverySASLAnswerIsHiddenFromTheTrace() {
+        var machine = ClientStateMachine(capabilities: [.imap4rev1], isAuthenticated: false)
+        let login = Command.login(username: ByteString("ålice"), password: ByteString("pässwörd"))
+        var actions = machine.enqueue(1, CommandRequest(command: login), now: Self.now)
+        actions += Self.feed(&machine, "+ go on")
+        actions += Self.feed(&machine, "+ go on")
+        let writes = actions.compactMap { action -> (String, String?)? in
+            if case .write(let bytes, let shown) = action {
+                (String(decoding: bytes, as: UTF8.self), shown)
+            } else {
+                nil
+            }
+        }
+        #expect(writes.map(\.0) == ["M1 LOGIN {6}\r\n", "ålice {10}\r\n", "pässwörd\r\n"])
+        #expect(writes.map(\.1) == ["M1 LOGIN ***", "*** (literal)", "*** (literal)"])
+
+        _ = Self.feed(&machine, "M1 OK in")
+        let authenticate = CommandRequest(command: .authenticate(mechanism: "PLAIN"), answersChallenges: true)
+        _ = machine.enqueue(2, authenticate, now: Self.now)
+        let answer = machine.challengeAnswered(2, Array("AGFsaWNlAHNlY3JldA==\r\n".utf8))
+        guard case .write(_, let shown)? = answer.first else {
+            Issue.record("no write for the SASL answer: \(answer)")
+            return
+        }
+        #expect(shown == "*** (SASL answer)")
+        let noop = machine.enqueue(3, CommandRequest(command: .noop), now: Self.now)
+        #expect(noop.allSatisfy { if case .write(_, let shown) = $0 { shown == nil } else { true } })
     }
 
     @Test func noAndBadBecomeErrors() {
@@ -435,7 +466,7 @@ import Testing
         let actions = Self.apply(event, to: &machine)
         let described = actions.map { action -> String in
             switch action {
-            case .write(let bytes): return "write \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+            case .write(let bytes, _): return "write \(String(decoding: bytes, as: UTF8.self).debugDescription)"
             case .succeed(let id, _): return "ok \(id)"
             case .fail(let id, let error): return "fail \(id) \(error.code)"
             case .yield(let id, _): return "yield \(id)"

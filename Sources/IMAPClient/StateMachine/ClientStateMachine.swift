@@ -57,8 +57,10 @@ struct CommandRequest: Sendable {
 struct ClientStateMachine: Sendable {
     /// What the driver does next.
     enum Action: Sendable {
-        /// Write these bytes (after every write returned before).
-        case write([UInt8])
+        /// Write these bytes (after every write returned before). A trace shows `shown` in their
+        /// place where it is set: on every chunk of a command that carries credentials (the line
+        /// and each literal on its own) and on every SASL answer, so no chunk of a secret is shown.
+        case write([UInt8], shown: String?)
         /// The command ended with OK.
         case succeed(CommandID, CommandOutcome)
         /// The command failed (NO, BAD, a closed connection, cancelled, timed out).
@@ -216,7 +218,7 @@ struct ClientStateMachine: Sendable {
         guard failure == nil, inFlight.contains(where: { $0.id == id && $0.request.answersChallenges }) else {
             return []
         }
-        return [.write(bytes)]
+        return [.write(bytes, shown: "*** (SASL answer)")]
     }
 
     /// A listener wants IDLE (or stops wanting it).
@@ -225,7 +227,7 @@ struct ClientStateMachine: Sendable {
         var actions: [Action] = []
         if !wanted, case .idling(let tag) = idle {
             idle = .ending(tag: tag)
-            actions.append(.write(CommandEncoder.encodeIdleDone()))
+            actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
         }
         pump(now: now, into: &actions)
         return actions
@@ -235,7 +237,7 @@ struct ClientStateMachine: Sendable {
     mutating func renewIdle() -> [Action] {
         guard case .idling(let tag) = idle else { return [] }
         idle = .ending(tag: tag)
-        return [.write(CommandEncoder.encodeIdleDone())]
+        return [.write(CommandEncoder.encodeIdleDone(), shown: nil)]
     }
 
     /// One parsed response from the server.
@@ -323,7 +325,7 @@ struct ClientStateMachine: Sendable {
         case .idling(let tag):
             if !queued.isEmpty {
                 idle = .ending(tag: tag)
-                actions.append(.write(CommandEncoder.encodeIdleDone()))
+                actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
             }
             return
         case .starting, .ending: return
@@ -367,7 +369,7 @@ struct ClientStateMachine: Sendable {
             let tag = "M\(tagCounter)"
             idle = .starting(tag: tag)
             idleSentAt = now
-            actions.append(.write(Array("\(tag) IDLE\r\n".utf8)))
+            actions.append(.write(Array("\(tag) IDLE\r\n".utf8), shown: nil))
         }
     }
 
@@ -404,10 +406,11 @@ struct ClientStateMachine: Sendable {
             provisional = MailboxTracker(mailbox)
         }
         let options = EncodingOptions.client(capabilities: capabilities, utf8Enabled: enabled.contains(.utf8Accept))
-        var chunks = CommandEncoder.encode(
-            TaggedCommand(tag: entry.tag, command: entry.request.command), options: options)
+        let tagged = TaggedCommand(tag: entry.tag, command: entry.request.command)
+        var chunks = CommandEncoder.encode(tagged, options: options)
         let first = chunks.removeFirst()
-        actions.append(.write(first.bytes))
+        actions.append(
+            .write(first.bytes, shown: tagged.command.carriesCredentials ? Redaction.shownText(of: tagged) : nil))
         if first.waitsForContinuation {
             literalWriter = entry.id
             entry.remaining = chunks
@@ -420,7 +423,8 @@ struct ClientStateMachine: Sendable {
     ) {
         if let writer = literalWriter, let index = inFlight.firstIndex(where: { $0.id == writer }) {
             let next = inFlight[index].remaining.removeFirst()
-            actions.append(.write(next.bytes))
+            let secret = inFlight[index].request.command.carriesCredentials
+            actions.append(.write(next.bytes, shown: secret ? "*** (literal)" : nil))
             if !next.waitsForContinuation {
                 literalWriter = nil
                 pump(now: now, into: &actions)
@@ -431,7 +435,7 @@ struct ClientStateMachine: Sendable {
             idle = .idling(tag: tag)
             if !queued.isEmpty || !idleWanted {
                 idle = .ending(tag: tag)
-                actions.append(.write(CommandEncoder.encodeIdleDone()))
+                actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
             }
             return
         }
