@@ -34,6 +34,7 @@ let package = Package(
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
         .target(name: "JSONText", swiftSettings: strictSettings),
+        .target(name: "SystemLayer", swiftSettings: strictSettings),
         .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
@@ -41,12 +42,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "MailSearch", dependencies: ["CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "Transport"],
+            name: "MailSearch",
+            dependencies: ["CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "SystemLayer", "Transport"],
             swiftSettings: strictSettings),
         .target(
             name: "MailSearchCLI",
             dependencies: [
-                "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "Transport", "MockIMAPServer",
+                "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "SystemLayer", "Transport",
+                "MockIMAPServer",
             ],
             swiftSettings: strictSettings
         ),
@@ -75,6 +78,8 @@ let package = Package(
         ),
         .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "SystemLayerTests", dependencies: ["SystemLayer", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "TransportTests", dependencies: ["Transport", "TestSupport"], swiftSettings: strictSettings),
         .executableTarget(

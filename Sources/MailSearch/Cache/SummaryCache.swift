@@ -1,6 +1,7 @@
 import CSQLite
 import Glibc
 import Synchronization
+import SystemLayer
 import Transport
 
 /// The messages lists have shown, kept on disk between runs (an SQLite file), so that showing
@@ -170,26 +171,36 @@ private final class Database: @unchecked Sendable {
     /// Opens (creating) the cache at `path`; a file that is not an SQLite cache of this version
     /// is removed and made anew.
     static func open(_ path: String) throws(CacheError) -> Database {
-        try makeDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+        do throws(PrivateFileError) {
+            try PrivateFiles.prepareDirectory(PrivateFiles.directory(of: path))
+        } catch {
+            throw CacheError(message: "the message cache's directory \(error)")
+        }
         do throws(CacheError) {
             return try openExisting(path)
         } catch {
             guard error.startsOver else { throw error }
-            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+            do throws(PrivateFileError) {
+                for suffix in ["", "-wal", "-shm"] { try PrivateFiles.remove(path + suffix) }
+            } catch {
+                throw CacheError(message: "the message cache \(error)")
+            }
             return try openExisting(path)
         }
     }
 
     private static func openExisting(_ path: String) throws(CacheError) -> Database {
-        // Created here first, so that it is 0600 whatever the umask; SQLite gives its -wal and
-        // -shm files the same mode.
-        switch posix("open", { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }) {
-        case .success(let descriptor): close(descriptor)
-        case .failure(let failure):
-            throw CacheError(message: "cannot create the message cache \(path) (\(failure.reason))")
+        // Checked (a regular file of ours, not a link) and created here first, so that it is
+        // 0600 whatever the umask; SQLite gives its -wal and -shm files the same mode, and opens
+        // it without following a link put there in between.
+        do throws(PrivateFileError) {
+            try PrivateFiles.prepareFile(path)
+        } catch {
+            throw CacheError(message: "the message cache \(error)")
         }
         var handle: OpaquePointer?
-        let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let opened = sqlite3_open_v2(
+            path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
         guard opened == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
@@ -213,33 +224,6 @@ private final class Database: @unchecked Sendable {
         try database.execute("CREATE INDEX IF NOT EXISTS message_stored ON message (stored)")
         try database.execute("PRAGMA user_version = \(Self.version)")
         return database
-    }
-
-    private static func makeDirectory(_ directory: String) throws(CacheError) {
-        guard !directory.isEmpty else { return }
-        var path = ""
-        for component in directory.split(separator: "/") {
-            path += "/" + component
-            guard case .failure(var failure) = posix("mkdir", { mkdir(path, 0o700) }) else { continue }
-            if failure.number == EEXIST {
-                var status = stat()
-                if stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { continue }
-                failure = SystemErrorNumber(number: ENOTDIR)
-            }
-            throw CacheError(message: "cannot create the cache directory \(path) (\(failure.reason))")
-        }
-    }
-
-    /// A POSIX call through Transport's one helper, retried on EINTR, its errno handed back.
-    private static func posix<Value: FixedWidthInteger>(
-        _ name: String, _ body: () -> Value
-    ) -> Result<Value, SystemErrorNumber> {
-        do throws(TransportError) {
-            return try systemCall(name, handingBack: { $0 != EINTR }, body)
-        } catch {
-            // Every errno but EINTR is handed back, so nothing is thrown.
-            return .failure(SystemErrorNumber(number: EIO))
-        }
     }
 
     deinit { sqlite3_close(handle) }

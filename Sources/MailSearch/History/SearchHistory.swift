@@ -1,11 +1,5 @@
 public import FoundationEssentials
-
-#if canImport(Glibc)
-import Glibc
-import Transport
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemLayer
 
 /// The searches a person ran, per account, newest first (specs/cli.md, "History and suggestions").
 ///
@@ -86,17 +80,18 @@ public struct SearchHistory: Sendable {
     private var fileURL: URL { directory.appendingPathComponent(Self.fileName) }
 
     /// Reads the file; a missing file is empty, an unreadable one is empty and sets `warning`.
+    /// A file or directory that is not privately ours (a link, another user's) is an error.
     private mutating func load() throws(SearchHistoryError) -> HistoryFile {
-        let data: Data
-        do {
-            data = try Data(contentsOf: fileURL)
+        let bytes: [UInt8]
+        do throws(PrivateFileError) {
+            try PrivateFiles.prepareDirectory(directory.path)
+            guard let read = try PrivateFiles.read(fileURL.path) else { return HistoryFile() }
+            bytes = read
         } catch {
-            if !FileManager.default.fileExists(atPath: fileURL.path) { return HistoryFile() }
-            warning = SearchHistoryWarning(path: fileURL.path, reason: "it could not be read")
-            return HistoryFile()
+            throw SearchHistoryError(.notPrivate, "the search history is not used: \(error)")
         }
         do {
-            let file = try JSONDecoder().decode(HistoryFile.self, from: data)
+            let file = try JSONDecoder().decode(HistoryFile.self, from: Data(bytes))
             guard file.version == 1 else {
                 warning = SearchHistoryWarning(path: fileURL.path, reason: "it has unknown version \(file.version)")
                 return HistoryFile()
@@ -108,8 +103,8 @@ public struct SearchHistory: Sendable {
         }
     }
 
-    /// Writes a temporary file in the same directory (mode 0600), fsyncs it and renames it over
-    /// `history.json`, so a reader sees the old file or the new one, never half of one.
+    /// Replaces `history.json` atomically (mode 0600), so a reader sees the old file or the new
+    /// one, never half of one.
     private func save(_ file: HistoryFile) throws(SearchHistoryError) {
         let bytes: [UInt8]
         do {
@@ -119,62 +114,10 @@ public struct SearchHistory: Sendable {
         } catch {
             throw SearchHistoryError(.writeFailed, "the search history could not be encoded: \(error)")
         }
-        try createDirectory()
-        var template = Array(directory.appendingPathComponent(".history.json.XXXXXX").path.utf8CString)
-        let descriptor = try posix("mkstemp") { mkstemp(&template) }
-        let temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var renamed = false
-        defer {
-            if !renamed { unlink(temporaryPath) }
-        }
-        do {
-            defer { close(descriptor) }
-            try posix("fchmod") { fchmod(descriptor, 0o600) }
-            var offset = 0
-            while offset < bytes.count {
-                let written = try posix("write") {
-                    bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                }
-                offset += written
-            }
-            try posix("fsync") { fsync(descriptor) }
-        }
-        try posix("rename") { rename(temporaryPath, fileURL.path) }
-        renamed = true
-        // Make the rename itself durable.
-        let directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
-    }
-
-    private func createDirectory() throws(SearchHistoryError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do throws(PrivateFileError) {
+            try PrivateFiles.writeAtomically(bytes, to: fileURL.path)
         } catch {
-            throw SearchHistoryError(
-                .writeFailed,
-                "cannot create the history directory \(directory.path): \(failureReason(error)); check its permissions"
-            )
-        }
-    }
-
-    /// Runs a POSIX call, retrying on EINTR; -1 becomes a `SearchHistoryError` naming the call.
-    @discardableResult
-    private func posix<Result: FixedWidthInteger>(
-        _ name: String, _ body: () -> Result
-    ) throws(SearchHistoryError) -> Result {
-        while true {
-            let result = body()
-            guard result == -1 else { return result }
-            let number = errno
-            if number == EINTR { continue }
-            throw SearchHistoryError(
-                .writeFailed,
-                "cannot save the search history in \(directory.path): \(name) failed (\(String(cString: strerror(number)))); check the directory's permissions"
-            )
+            throw SearchHistoryError(.writeFailed, "cannot save the search history: \(error)")
         }
     }
 }
@@ -207,7 +150,7 @@ public struct SearchHistoryWarning: Hashable, Sendable, CustomStringConvertible 
     public var description: String { message }
 }
 
-/// The history could not be saved.
+/// The history could not be read or saved.
 public struct SearchHistoryError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of error.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -222,6 +165,9 @@ public struct SearchHistoryError: Error, Hashable, Sendable, CustomStringConvert
 
         /// The file or its directory could not be written.
         public static let writeFailed = Code("writeFailed")
+        /// The file or its directory is not privately ours (a symbolic link, another user's, not
+        /// a regular file or directory): it is neither read nor written.
+        public static let notPrivate = Code("notPrivate")
     }
 
     /// What kind of error.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import JSONText
 import MailSearch
+import SystemLayer
 
 #if canImport(Glibc)
 import Glibc
@@ -98,20 +99,31 @@ struct PeopleStore {
             entry.people = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
         }
         file.accounts[account] = entry
-        try AtomicFile.write(file.encoded(), to: path)
+        do throws(PrivateFileError) {
+            try PrivateFiles.writeAtomically(file.encoded(), to: path)
+        } catch {
+            throw CommandFailure("cannot keep the people seen: \(error)")
+        }
     }
 
     private func currentStamp() -> FileStamp? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard lstat(path, &status) == 0 else { return nil }
         return FileStamp(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
             modified: status.st_mtim)
     }
 
+    /// The file; empty when it is missing, not privately ours (a link, another user's: it is
+    /// then replaced by the next record, never read or written through) or not a people file.
     private func load() -> File {
-        guard let data = FileManager.default.contents(atPath: path),
-            let value = try? JSONReader.parse(Array(data)), let file = File(json: value), file.version == 1
+        let bytes: [UInt8]?
+        do throws(PrivateFileError) {
+            bytes = try PrivateFiles.read(path)
+        } catch {
+            return File()
+        }
+        guard let bytes, let value = try? JSONReader.parse(bytes), let file = File(json: value), file.version == 1
         else { return File() }
         return file
     }

@@ -1,4 +1,5 @@
 import Synchronization
+public import SystemLayer
 
 #if canImport(Glibc)
 import Glibc

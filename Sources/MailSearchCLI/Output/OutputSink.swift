@@ -1,4 +1,5 @@
 import Synchronization
+import SystemLayer
 
 #if canImport(Glibc)
 import Glibc
