@@ -51,7 +51,8 @@ public struct MailSearchTool {
         do {
             prepared = try prepare(arguments, context: context)
         } catch {
-            context.standardError.write("error: \(error.message); \(error.hint ?? "run \"\(name) help\" for usage")\n")
+            let hint = error.hint ?? "run \"\(name) help\" for usage"
+            context.standardError.write("error: \(TerminalText.sanitized("\(error.message); \(hint)"))\n")
             return .usageError
         }
         switch prepared {
@@ -74,7 +75,6 @@ public struct MailSearchTool {
         }
     }
 
-    /// `message` with its line breaks turned into spaces: every error is one line.
     /// Whether `command` opens the account (a ``ConnectingCommand``).
     static func connects(_ command: any ParsableCommand.Type) -> Bool {
         command is any ConnectingCommand.Type
@@ -92,8 +92,12 @@ public struct MailSearchTool {
         _exit(status.rawValue)
     }
 
+    /// `message` as one line a terminal only shows: line breaks become one space, and every
+    /// other control character, bidirectional mark or separator (a server's NO text can carry
+    /// `ESC ] 0 ;` title changes or OSC 52 clipboard writes) becomes a space too.
     static func oneLine(_ message: String) -> String {
-        message.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+        TerminalText.sanitized(
+            message.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).joined(separator: " "))
     }
 
     private var formatter: HelpFormatter { HelpFormatter(toolName: name) }

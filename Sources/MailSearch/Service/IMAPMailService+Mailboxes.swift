@@ -7,6 +7,8 @@ public struct MailboxSummary: Hashable, Sendable {
     public var name: String
     /// The LIST attributes (`\Sent`, `\HasNoChildren`, ...).
     public var attributes: [String]
+    /// The name to show people: modified UTF-7 decoded (`Entw&APw-rfe` is `Entwürfe`).
+    public var displayName: String { MailboxName(wire: name).displayName }
     /// How many messages it holds; nil for a mailbox that cannot be selected.
     public var messageCount: Int?
     /// How many of them are unread; nil for a mailbox that cannot be selected.

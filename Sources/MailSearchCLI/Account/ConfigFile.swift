@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSONText
+import SystemLayer
 
 /// `$XDG_CONFIG_HOME/mailsearch/config.json` (default `~/.config/mailsearch/config.json`):
 /// named accounts, so `--account work` stands for the host, user and password command.
@@ -46,10 +47,16 @@ struct ConfigFile: Hashable, Sendable {
         return home + "/.config/mailsearch/config.json"
     }
 
-    /// The file, or nil when there is none.
+    /// The file, or nil when there is none. A file (or directory) that another user owns or can
+    /// write is refused, as ssh refuses its config: it names commands that we run.
     static func load(environment: [String: String]) throws(CommandFailure) -> ConfigFile? {
         let path = path(environment: environment)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do throws(PrivateFileError) {
+            try PrivateFiles.checkTrusted(path)
+        } catch {
+            throw CommandFailure("the config file \(error)", exitCode: .usageError)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("cannot read \(path); check its permissions")
         }

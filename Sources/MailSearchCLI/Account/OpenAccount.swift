@@ -101,7 +101,8 @@ struct OpenAccount: Sendable {
         await service.close()
         await demo?.stop()
         if let output, let problem = cache?.problem {
-            output.write("warning: \(problem); messages are fetched whole from the server each time\n")
+            output.write(
+                "warning: \(TerminalText.sanitized(problem)); messages are fetched whole from the server each time\n")
         }
     }
 
@@ -140,15 +141,8 @@ struct TraceToStandardError: LogHandler {
     let output: any OutputSink
 
     func log(level: LogLevel, message: String, label: String) {
-        // By scalar: "\r\n" is one Character, which a Character-wise replace of "\r" would miss.
-        var line = ""
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\r": line += "\\r"
-            case "\n": line += "\\n"
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
+        // Server text is shown, never acted on: escapes and line breaks are written out.
+        let line = TerminalText.escaped(message)
         output.write("debug: \(line)\n")
     }
 }

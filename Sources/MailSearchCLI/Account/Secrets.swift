@@ -59,7 +59,8 @@ enum Secrets {
         var line = output.prefix { $0 != UInt8(ascii: "\n") }
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         guard !line.isEmpty else {
-            throw CommandFailure("the \(what) command \"\(command)\" printed nothing; run it in a shell to check it")
+            throw CommandFailure(
+                "the \(what) command \(shownName(of: command)) printed nothing; run it in a shell to check it")
         }
         return String(decoding: line, as: UTF8.self)
     }
@@ -92,7 +93,11 @@ enum Secrets {
         let arguments = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environ)
+        // The child gets our environment less the password we may have been given: a password
+        // manager has no need of it, and whatever it runs would inherit it.
+        let environment = childEnvironment().map { strdup($0) } + [nil]
+        defer { environment.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
@@ -117,16 +122,38 @@ enum Secrets {
         let exitStatus = (status >> 8) & 0xFF
         let signal = status & 0x7F
         if signal != 0 {
-            throw CommandFailure("the \(what) command \"\(command)\" was killed by signal \(signal)")
+            throw CommandFailure("the \(what) command \(shownName(of: command)) was killed by signal \(signal)")
         }
         if exitStatus != 0 {
             throw CommandFailure(
-                "the \(what) command \"\(command)\" failed (exit status \(exitStatus)); run it in a shell to see why")
+                "the \(what) command \(shownName(of: command)) failed (exit status \(exitStatus)); run it in a shell to see why"
+            )
         }
         if tooLong {
-            throw CommandFailure("the \(what) command \"\(command)\" printed more than \(largestOutput) bytes")
+            throw CommandFailure(
+                "the \(what) command \(shownName(of: command)) printed more than \(largestOutput) bytes")
         }
         return output
+    }
+
+    /// How an error names a command: its program, without its arguments (which may hold a
+    /// secret, a vault path or a token's scope), e.g. `"pass" (its arguments not shown)`.
+    static func shownName(of command: String) -> String {
+        let words = command.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard let program = words.first else { return "\"\"" }
+        return "\"\(program)\"" + (words.count > 1 ? " (its arguments not shown)" : "")
+    }
+
+    /// This process's environment for a password or token command: without MAILSEARCH_PASSWORD.
+    static func childEnvironment() -> [String] {
+        var entries: [String] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("MAILSEARCH_PASSWORD=") { entries.append(text) }
+            cursor += 1
+        }
+        return entries
     }
 
     /// Asks on standard error and reads one line from the terminal on standard input without

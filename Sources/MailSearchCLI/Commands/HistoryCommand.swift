@@ -37,7 +37,9 @@ public struct HistoryCommand: ParsableCommand {
         var history: SearchHistory
         do {
             history = try SearchHistory(account: settings.historyKey, directory: directory)
-            if let warning = history.warning { context.standardError.write("warning: \(warning.message)\n") }
+            if let warning = history.warning {
+                context.standardError.write("warning: \(TerminalText.sanitized(warning.message))\n")
+            }
             if clear {
                 let count = history.entries.count
                 try history.clear()

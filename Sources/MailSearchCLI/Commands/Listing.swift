@@ -72,7 +72,7 @@ enum Listing {
                 try PeopleStore(directory: directory).record(shown, account: key, startingFrom: snapshot)
             }
         } catch {
-            context.standardError.write("warning: \(error.message)\n")
+            context.standardError.write("warning: \(TerminalText.sanitized(error.message))\n")
         }
     }
 }

@@ -32,6 +32,7 @@ public struct MailboxesCommand: AsyncParsableCommand, ConnectingCommand {
                 for mailbox in mailboxes {
                     var object = JSONObject()
                     object.append("name", .string(mailbox.name))
+                    object.append("displayName", .string(mailbox.displayName))
                     object.append("messages", mailbox.messageCount.map { .integer(Int64($0)) } ?? .null)
                     object.append("unread", mailbox.unreadCount.map { .integer(Int64($0)) } ?? .null)
                     object.append("attributes", .array(mailbox.attributes.map { .string($0) }))
@@ -42,11 +43,11 @@ public struct MailboxesCommand: AsyncParsableCommand, ConnectingCommand {
                 return
             }
             let nameWidth = min(
-                40, mailboxes.map { TerminalText.width(of: TerminalText.sanitized($0.name)) }.max() ?? 0)
+                40, mailboxes.map { TerminalText.width(of: TerminalText.sanitized($0.displayName)) }.max() ?? 0)
             let countWidth = mailboxes.compactMap { $0.messageCount.map { String($0).count } }.max() ?? 1
             var text = ""
             for mailbox in mailboxes {
-                let name = TerminalText.padded(TerminalText.sanitized(mailbox.name), to: nameWidth)
+                let name = TerminalText.padded(TerminalText.sanitized(mailbox.displayName), to: nameWidth)
                 guard let messages = mailbox.messageCount else {
                     text += "\(name)  (not selectable)\n"
                     continue

@@ -61,7 +61,9 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
             }
             let settings = open.settings
             let recording = Task { await Self.record(query, settings, context) }
-            for warning in found.warnings { context.standardError.write("warning: \(warning)\n") }
+            for warning in found.warnings {
+                context.standardError.write("warning: \(TerminalText.sanitized("\(warning)"))\n")
+            }
             let first: [Email]
             do throws(CommandFailure) {
                 first = try await Listing.stream(
@@ -98,9 +100,9 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
                     throw CommandFailure(error.message)
                 }
             }
-            if let warning { context.standardError.write("warning: \(warning)\n") }
+            if let warning { context.standardError.write("warning: \(TerminalText.sanitized("\(warning)"))\n") }
         } catch {
-            context.standardError.write("warning: \(error.message)\n")
+            context.standardError.write("warning: \(TerminalText.sanitized(error.message))\n")
         }
     }
 }

@@ -91,7 +91,8 @@ struct EventPrinter: Sendable {
         if json {
             emit(["event": "watching", "mailbox": .string(mailbox), "messages": .integer(Int64(count))])
         } else {
-            output.write("Watching \(mailbox) on \(host) (\(count) messages); press Ctrl-C to stop.\n")
+            output.write(
+                "Watching \(TerminalText.sanitized(mailbox)) on \(host) (\(count) messages); press Ctrl-C to stop.\n")
         }
     }
 
@@ -132,13 +133,13 @@ struct EventPrinter: Sendable {
             if json {
                 emit(["event": "reload", "reason": .string(reason)])
             } else {
-                output.write("reload: \(reason)\n")
+                output.write("reload: \(TerminalText.sanitized(reason))\n")
             }
         case .connectionLost(let reason):
             if json {
                 emit(["event": "connectionLost", "reason": .string(reason)])
             } else {
-                output.write("connection: \(reason)\n")
+                output.write("connection: \(TerminalText.sanitized(reason))\n")
             }
         case .connectionRestored:
             if json { emit(["event": "connectionRestored"]) } else { output.write("connection: reconnected\n") }

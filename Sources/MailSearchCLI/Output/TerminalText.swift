@@ -1,23 +1,54 @@
 /// Text for a terminal: control characters taken out (a subject must not be able to move the
 /// cursor or retitle the window), widths measured in columns, and long text cut with an ellipsis.
 enum TerminalText {
-    /// `text` with every control character (C0, DEL, C1) and bidirectional override replaced by a
-    /// space; with `keepingLines`, line breaks and tabs stay (for a message's body).
+    /// Whether a terminal could act on `scalar` instead of showing it: a control character (C0,
+    /// DEL, C1: escape sequences, OSC 52 clipboard writes, title changes), a bidirectional
+    /// override, isolate or mark (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), or a
+    /// line or paragraph separator (U+2028, U+2029). Every text we print that a server or a
+    /// message wrote goes through ``sanitized(_:keepingLines:)`` or ``escaped(_:)``, which ask
+    /// this.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `text` with every unsafe scalar (``isUnsafe(_:)``) replaced by a space; with
+    /// `keepingLines`, line breaks and tabs stay (for a message's body).
     static func sanitized(_ text: String, keepingLines: Bool = false) -> String {
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let value = scalar.value
             if keepingLines && (value == 0x0A || value == 0x09) {
                 result.append(scalar)
-            } else if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                || (0x2066...0x2069).contains(value)
-            {
+            } else if isUnsafe(scalar) {
                 if !(keepingLines && value == 0x0D) { result.append(" ") }
             } else {
                 result.append(scalar)
             }
         }
         return String(result)
+    }
+
+    /// `text` with every unsafe scalar written out as an escape (`\r`, `\n`, `\x1B`,
+    /// `\u{202E}`), for the `--debug` trace, where a person wants to see what the server sent.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            case _ where !isUnsafe(scalar): result.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x100:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+            default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return result
     }
 
     /// How many columns `character` takes: 2 for East Asian wide and emoji, 0 for a combining

@@ -133,4 +133,39 @@ struct MisbehavingServerTests {
             environment: ToolEnvironment.make(directory, password: "pw"))
         expectOneError(result, 69)
     }
+
+    /// Server text reaches the terminal only as text: a NO or BYE whose text carries escape
+    /// sequences (a title change, a screen clear, an OSC 52 clipboard write, a bidirectional
+    /// override) prints one `error:` line without them, and the `--debug` trace shows them
+    /// written out.
+    @Test(arguments: [
+        "TAG NO bad\u{1b}]0;TITLE\u{07}\u{1b}[2J\u{1b}]52;c;ZWNobyBoaQ==\u{07} \u{202e}txt.exe\u{2028}x\u{9b}31m\r\n",
+        "* BYE going\u{1b}]0;TITLE\u{07}\u{1b}[2J\u{1b}]52;c;ZWNobyBoaQ==\u{07} \u{202e}txt.exe\u{2028}x\u{9b}31m\r\n",
+    ])
+    func serverTextWithEscapeSequencesIsNeverWrittenRaw(answer: String) async throws {
+        let server = try ScriptedServer(.answer(answer))
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        for debug in [false, true] {
+            let result = try await Self.run(
+                [
+                    "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
+                    "--insecure-plaintext", "--timeout", "30",
+                ] + (debug ? ["--debug"] : []) + ["list"],
+                environment: ToolEnvironment.make(directory, password: "pw"))
+            #expect(result.status != 0, "\(result)")
+            let unsafe: [Unicode.Scalar] = ["\u{1b}", "\u{07}", "\u{202e}", "\u{2028}", "\u{9b}"]
+            for scalar in unsafe {
+                #expect(
+                    !result.standardError.unicodeScalars.contains(scalar),
+                    "\(scalar.escaped(asASCII: true)) in \(result)")
+                #expect(!result.standardOutput.unicodeScalars.contains(scalar), "\(result)")
+            }
+            let errorLine = try #require(result.errorLines.last)
+            #expect(errorLine.contains("TITLE"), "\(result)")
+            if debug {
+                #expect(result.standardError.contains("\\x1B]0;TITLE\\x07"), "\(result)")
+            }
+        }
+    }
 }

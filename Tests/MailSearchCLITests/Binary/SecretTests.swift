@@ -87,7 +87,8 @@ struct SecretTests {
         #expect(failing.status == 1)
         #expect(
             failing.errorLines == [
-                "error: the password command \"exit 3\" failed (exit status 3); run it in a shell to see why"
+                "error: the password command \"exit\" (its arguments not shown) failed (exit status 3); "
+                    + "run it in a shell to see why"
             ])
         let silent = try await ToolProcess.run(
             account.tlsArguments + ["--password-command", "true", "list"], environment: environment)
@@ -177,5 +178,77 @@ struct SecretTests {
         #expect(broken.errorLines.count == 1)
         #expect(broken.standardError.contains("config.json is not valid JSON ("), "\(broken)")
         #expect(broken.standardError.contains(" at byte 35); check its syntax"), "\(broken)")
+    }
+
+    /// The password command's child does not inherit MAILSEARCH_PASSWORD, and an error names the
+    /// command's program without its arguments (a vault path, a scope).
+    @Test func thePasswordCommandGetsNoPasswordAndErrorsHideItsArguments() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = "Inherited-Secret-42"
+        // It prints the password only when it was not handed one.
+        let command = "test -z \"$MAILSEARCH_PASSWORD\" && printf %s '\(account.password)'"
+        let result = try await ToolProcess.run(
+            account.tlsArguments + ["--password-command", command, "search", "--json", "from:luna"],
+            environment: environment)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.count == 1)
+
+        let failing = try await ToolProcess.run(
+            account.tlsArguments + ["--password-command", "false vault/work/imap-Secret-Path", "list"],
+            environment: environment)
+        #expect(failing.status == 1)
+        #expect(failing.errorLines.count == 1, "\(failing)")
+        #expect(failing.standardError.contains("the password command \"false\" (its arguments not shown) failed"))
+        #expect(!failing.standardError.contains("Secret-Path"), "\(failing)")
+    }
+
+    /// A config file (or its directory) that others can write, or that another user owns, is
+    /// refused as ssh refuses one, and the command it names never runs.
+    @Test func aConfigFileOthersCanWriteIsRefusedAndItsCommandNeverRuns() async throws {
+        let account = try await MockAccount.start(demo: false)
+        defer { Task { await account.stop() } }
+        let config = account.directory.appendingPathComponent("config/mailsearch")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let marker = account.directory.appendingPathComponent("the-command-ran")
+        let file = config.appendingPathComponent("config.json")
+        let json = """
+            { "defaultAccount": "work",
+              "accounts": { "work": { "host": "127.0.0.1", "port": \(account.tlsPort), "user": "alice",
+                                      "caFile": "\(account.certificatePath)",
+                                      "passwordCommand": "touch '\(marker.path)'; printf %s '\(account.password)'" } } }
+            """
+        try Data(json.utf8).write(to: file)
+        var environment = account.environment
+        environment["MAILSEARCH_PASSWORD"] = nil
+        let modes: [(path: URL, mode: Int, says: String)] = [
+            (file, 0o666, "can be written by other users"), (file, 0o620, "can be written by other users"),
+            (config, 0o777, "its directory"),
+        ]
+        for (path, mode, says) in modes {
+            let previous = try #require(
+                try FileManager.default.attributesOfItem(atPath: path.path)[.posixPermissions] as? Int)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path.path)
+            let refused = try await ToolProcess.run(["list", "--json"], environment: environment)
+            try FileManager.default.setAttributes([.posixPermissions: previous], ofItemAtPath: path.path)
+            #expect(refused.status == 64, "\(refused)")
+            #expect(refused.errorLines.count == 1, "\(refused)")
+            #expect(refused.standardError.contains(says), "\(refused)")
+            #expect(refused.standardError.contains("chmod go-w"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: marker.path), "the password command ran")
+        }
+        if geteuid() == 0 {
+            #expect(chown(file.path, 65534, 65534) == 0)
+            let theirs = try await ToolProcess.run(["list", "--json"], environment: environment)
+            #expect(theirs.status == 64, "\(theirs)")
+            #expect(theirs.standardError.contains("belongs to another user"), "\(theirs)")
+            #expect(!FileManager.default.fileExists(atPath: marker.path), "the password command ran")
+            #expect(chown(file.path, 0, 0) == 0)
+        }
+        // Back to the owner's alone: used, and its command runs.
+        let accepted = try await ToolProcess.run(["list", "--json"], environment: environment)
+        #expect(accepted.status == 0, "\(accepted)")
+        #expect(FileManager.default.fileExists(atPath: marker.path))
     }
 }

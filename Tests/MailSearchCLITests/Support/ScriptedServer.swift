@@ -17,6 +17,9 @@ final class ScriptedServer: Sendable {
         case endlessLine
         /// To UID FETCH: bytes that are not IMAP.
         case notIMAP
+        /// To UID FETCH: this text after the command's tag (`NO ...`, or `BYE ...` sent
+        /// untagged), then the connection is closed.
+        case answer(String)
     }
 
     let listener: NetworkListener
@@ -82,7 +85,7 @@ final class ScriptedServer: Sendable {
                 case "UID SEARCH":
                     try await connection.write(Array("* SEARCH 1 2 3\r\n\(tag) OK searched\r\n".utf8))
                 case "UID FETCH":
-                    try await misbehave(misbehaviour, connection)
+                    try await misbehave(misbehaviour, connection, tag: tag)
                     return
                 case "LOGOUT":
                     try await connection.write(Array("* BYE bye\r\n\(tag) OK done\r\n".utf8))
@@ -96,7 +99,9 @@ final class ScriptedServer: Sendable {
         }
     }
 
-    private static func misbehave(_ misbehaviour: Misbehaviour, _ connection: NetworkConnection) async throws {
+    private static func misbehave(
+        _ misbehaviour: Misbehaviour, _ connection: NetworkConnection, tag: String
+    ) async throws {
         let filler = [UInt8](repeating: UInt8(ascii: "A"), count: 64 * 1024)
         switch misbehaviour {
         case .greeting: return
@@ -110,6 +115,8 @@ final class ScriptedServer: Sendable {
             try await connection.write(
                 Array("HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>nope</html>\r\n".utf8))
             _ = try? await connection.read(timeout: .seconds(30))
+        case .answer(let text):
+            try await connection.write(Array(text.replacingOccurrences(of: "TAG", with: tag).utf8))
         }
     }
 }

@@ -129,7 +129,53 @@ import Testing
         await cache.store([Self.message(1)], under: Self.key)
         #expect(await cache.messages([1], under: Self.key).isEmpty)
         let problem = try #require(cache.problem)
-        #expect(problem.contains("cannot create the cache directory") && problem.contains("Not a directory"))
+        #expect(problem.contains("directory") && problem.contains("is not a directory"))
+    }
+
+    /// `~/.cache/mailsearch` a link into a directory another user can read: the cache is not
+    /// used, and nothing of the mail is written there.
+    @Test func aCacheDirectoryThatIsALinkIsNotUsed() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let elsewhere = directory.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
+        let linked = directory.appendingPathComponent("mailsearch")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: elsewhere)
+        let cache = SummaryCache(path: linked.appendingPathComponent("summaries.sqlite").path)
+        await cache.store([Self.message(1)], under: Self.key)
+        #expect(await cache.messages([1], under: Self.key).isEmpty)
+        #expect(try #require(cache.problem).contains("symbolic link"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    }
+
+    /// A dangling `summaries.sqlite` link: its target is never created.
+    @Test func aCacheFileThatIsALinkIsNotFollowed() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("target.sqlite")
+        let path = directory.appendingPathComponent("summaries.sqlite")
+        try FileManager.default.createSymbolicLink(at: path, withDestinationURL: target)
+        let cache = SummaryCache(path: path.path)
+        await cache.store([Self.message(1)], under: Self.key)
+        #expect(try #require(cache.problem).contains("symbolic link"))
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
+    /// A cache left readable by others (0644 in 0755) is brought to 0600 in 0700 when next used.
+    @Test func looseModesOfAnExistingCacheAreTightened() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cacheDirectory = directory.appendingPathComponent("mailsearch")
+        let path = cacheDirectory.appendingPathComponent("summaries.sqlite").path
+        await SummaryCache(path: path).store([Self.message(1)], under: Self.key)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: cacheDirectory.path)
+        let cache = SummaryCache(path: path)
+        #expect(await cache.messages([1], under: Self.key).count == 1)
+        #expect(cache.problem == nil)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: cacheDirectory.path)[.posixPermissions] as? Int == 0o700)
     }
 
     @Test func pastItsSizeTheOlderHalfGoes() async throws {

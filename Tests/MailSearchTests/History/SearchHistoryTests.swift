@@ -33,6 +33,26 @@ struct TemporaryDirectory {
         #expect(try SearchHistory(account: "bob@example.com", directory: directory.url).entries == ["invoice"])
     }
 
+    /// A history directory that is a link (into a directory others can read) is neither read nor
+    /// written: the error says why, and nothing lands where the link points.
+    @Test func aHistoryDirectoryThatIsALinkIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { #expect(throws: Never.self) { try directory.remove() } }
+        let elsewhere = directory.url.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
+        let linked = directory.url.appendingPathComponent("mailsearch")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: elsewhere)
+        do {
+            var history = try SearchHistory(account: "a", directory: linked)
+            try history.record("from:bob")
+            Issue.record("the history was used through a link")
+        } catch {
+            #expect(error.code == .notPrivate)
+            #expect(error.message.contains("symbolic link"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    }
+
     @Test func emptyQueryIsNeverRecorded() throws {
         let directory = try TemporaryDirectory()
         defer { #expect(throws: Never.self) { try directory.remove() } }
