@@ -28,7 +28,8 @@ public enum PrivateFiles {
                 case .failure: break
                 }
             } catch {
-                throw PrivateFileError(path, "cannot be created (\(error.reason)); check the permissions above it")
+                let hint = [EACCES, EPERM].contains(error.number) ? "; check the permissions above it" : ""
+                throw PrivateFileError(path, "cannot be created (\(error.reason))\(hint)")
             }
             if isLast { try checkDirectory(path) }
         }

@@ -73,7 +73,8 @@ struct CacheTests {
         #expect(result.status == 0 && result.lines.count == 2, "\(result)")
         #expect(
             result.standardError
-                == "warning: cannot create the cache directory \(blocker.path) (Not a directory); "
+                == "warning: the message cache's directory \(blocker.path)/mailsearch cannot be created "
+                + "(Not a directory); "
                 + "messages are fetched whole from the server each time\n")
     }
 }

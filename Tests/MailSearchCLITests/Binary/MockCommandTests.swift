@@ -283,6 +283,24 @@ struct MockCommandTests {
         #expect(rows.lines.contains("INBOX    \(inbox.count) messages, \(unread.count) unread"), "\(rows)")
     }
 
+    /// Names are shown decoded from modified UTF-7; JSON keeps the wire name beside it.
+    @Test func mailboxesShowInternationalNamesDecoded() async throws {
+        let account = try await MockAccount.start(demo: false)
+        defer { Task { await account.stop() } }
+        try account.server.store.createMailbox("Entwürfe", user: MockAccount.user)
+        try account.server.store.createMailbox("台北", user: MockAccount.user)
+        let rows = try await ToolProcess.run(account.tlsArguments + ["mailboxes"], environment: account.environment)
+        #expect(rows.status == 0, "\(rows)")
+        #expect(rows.lines.contains { $0.hasPrefix("Entwürfe ") }, "\(rows)")
+        #expect(rows.lines.contains { $0.hasPrefix("台北 ") }, "\(rows)")
+        #expect(!rows.standardOutput.contains("&APw-"), "\(rows)")
+        let json = try await ToolProcess.run(
+            account.tlsArguments + ["mailboxes", "--json"], environment: account.environment)
+        let objects = try json.lines.map(jsonObject)
+        let drafts = try #require(objects.first { $0["displayName"] as? String == "Entwürfe" }, "\(json)")
+        #expect(drafts["name"] as? String == "Entw&APw-rfe")
+    }
+
     @Test func oauth2TokenCommandLogsInWithXOAUTH2() async throws {
         let token = "ya29.token-\(UUID().uuidString)"
         let account = try await MockAccount.start(oauth2Token: token)
