@@ -34,7 +34,8 @@ let package = Package(
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
         .target(name: "JSONText", swiftSettings: strictSettings),
-        .target(name: "SystemLayer", swiftSettings: strictSettings),
+        .systemLibrary(name: "CProcessControl"),
+        .target(name: "SystemLayer", dependencies: ["CProcessControl"], swiftSettings: strictSettings),
         .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
@@ -55,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailsearch",
-            dependencies: ["MailSearchCLI", "MailSearch", "IMAPCore", "MailMIME"],
+            dependencies: ["MailSearchCLI", "MailSearch", "IMAPCore", "MailMIME", "SystemLayer"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -4,7 +4,10 @@
 #   good.pem        localhost / 127.0.0.1, signed by the CA
 #   otherhost.pem   mail.example.org only, signed by the CA (host name mismatch)
 #   expired.pem     localhost, signed by the CA, valid only in January 2020
-#   leaf.key        the key of all three leaf certificates
+#   cnonly.pem      CN=localhost and no subject alternative name, signed by the CA
+#   partialwild.pem mail*.example.org only (a partial wildcard), signed by the CA
+#   wildcard.pem    *.example.org only (a whole-label wildcard), signed by the CA
+#   leaf.key        the key of all the leaf certificates
 # Usage: scripts/make-test-certificates.sh DIR
 set -euo pipefail
 dir=${1:?usage: make-test-certificates.sh DIR}
@@ -20,6 +23,13 @@ printf 'subjectAltName=DNS:mail.example.org\n' > other.ext
 quiet openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile good.ext -out good.pem
 quiet openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile other.ext \
     -out otherhost.pem
+quiet openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -out cnonly.pem
+printf 'subjectAltName=DNS:mail*.example.org\n' > partialwild.ext
+quiet openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile partialwild.ext \
+    -out partialwild.pem
+printf 'subjectAltName=DNS:*.example.org\n' > wildcard.ext
+quiet openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 -extfile wildcard.ext \
+    -out wildcard.pem
 cat > ca.cnf <<CNF
 [ ca ]
 default_ca = test

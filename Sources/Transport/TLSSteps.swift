@@ -44,17 +44,46 @@ enum TLSSteps {
         }
         switch role {
         case .client(_, let serverName):
-            if isIPAddress(serverName) {
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
-            } else {
-                _ = mailsearch_SSL_set_tlsext_host_name(ssl, serverName)
-                SSL_set1_host(ssl, serverName)
+            do throws(TransportError) {
+                try requireCertificate(ssl, naming: serverName)
+            } catch {
+                SSL_free(ssl)
+                throw error
             }
             SSL_set_connect_state(ssl)
         case .server:
             SSL_set_accept_state(ssl)
         }
         return ssl
+    }
+
+    /// Makes the handshake fail unless the server's certificate names `serverName` in its
+    /// subject alternative names: never in the subject's common name, and a wildcard only as a
+    /// whole left-most label (`*.example.org`, never `mail*.example.org`). Sends `serverName` as
+    /// SNI when it is a host name. A blank name, or one OpenSSL cannot take, is refused here:
+    /// given an empty name, OpenSSL would check none at all.
+    private static func requireCertificate(_ ssl: OpaquePointer, naming serverName: String) throws(TransportError) {
+        guard !serverName.allSatisfy({ $0.isWhitespace }), !serverName.utf8.contains(0) else {
+            throw TransportError(
+                .tlsConfiguration,
+                "the server name to check the certificate against is blank or holds a NUL byte; give the host's name")
+        }
+        SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+        let named: Int32
+        if isIPAddress(serverName) {
+            named = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+        } else {
+            guard mailsearch_SSL_set_tlsext_host_name(ssl, serverName) == 1 else {
+                throw TransportError(
+                    .tlsConfiguration, "OpenSSL cannot send \(serverName) as the server name: \(openSSLErrorText())")
+            }
+            named = SSL_set1_host(ssl, serverName)
+        }
+        guard named == 1 else {
+            throw TransportError(
+                .tlsConfiguration,
+                "OpenSSL cannot check the certificate against \(serverName): \(openSSLErrorText())")
+        }
     }
 
     /// One handshake step: nil when it finished, else what it waits for.

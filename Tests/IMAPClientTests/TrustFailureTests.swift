@@ -40,11 +40,53 @@ import Transport
     static var caPEM: [UInt8] { get async throws { try await certificates.pem("ca.pem") } }
 
     /// Connects trusting `trust` (a CA's PEM) besides the system's roots.
-    func connect(port: Int, trust: [UInt8]?) async throws(IMAPError) -> IMAPSession {
+    func connect(port: Int, trust: [UInt8]?, serverName: String? = nil) async throws(IMAPError) -> IMAPSession {
         try await IMAPSession.connect(
             IMAPConfiguration(
-                host: "localhost", port: port, security: .implicitTLS(ClientTLSConfiguration(additionalTrustPEM: trust))
+                host: "localhost", port: port,
+                security: .implicitTLS(
+                    ClientTLSConfiguration(additionalTrustPEM: trust, serverNameOverride: serverName))
             ))
+    }
+
+    /// Connects to a server showing `certificate`, checking it against `serverName`: the error,
+    /// or nil when the session was made.
+    func failure(certificate: String, serverName: String? = nil) async throws -> IMAPError? {
+        let server = try await server(certificate: certificate)
+        defer { server.stop() }
+        let trust = try await Self.caPEM
+        do throws(IMAPError) {
+            let session = try await connect(port: server.port, trust: trust, serverName: serverName)
+            try await session.noop()
+            await session.close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A certificate that names the host only in its subject's common name, with no subject
+    /// alternative name, is refused (RFC 6125 and the CA/Browser Forum: the SAN is what counts).
+    @Test func aNameOnlyInTheCommonNameIsRefused() async throws {
+        let error = try await failure(certificate: "cnonly.pem")
+        #expect(error?.transportCode == .hostNameMismatch, "\(String(describing: error))")
+        #expect(error?.message.contains("localhost") == true)
+    }
+
+    /// `*.example.org` names mail.example.org; `mail*.example.org` names nothing.
+    @Test func aWildcardCountsOnlyAsAWholeLabel() async throws {
+        #expect(try await failure(certificate: "wildcard.pem", serverName: "mail.example.org") == nil)
+        let partial = try await failure(certificate: "partialwild.pem", serverName: "mail1.example.org")
+        #expect(partial?.transportCode == .hostNameMismatch, "\(String(describing: partial))")
+    }
+
+    /// A blank name to check (or one a C string would cut short) would leave OpenSSL checking no
+    /// name at all: it is refused before the handshake.
+    @Test(arguments: ["", "  ", "\u{0}", "mail.example.org\u{0}.evil"])
+    func aBlankServerNameIsRefused(serverName: String) async throws {
+        let error = try await failure(certificate: "wildcard.pem", serverName: serverName)
+        #expect(error?.transportCode == .tlsConfiguration, "\(String(describing: error))")
+        #expect(error?.message.contains("blank or holds a NUL byte") == true)
     }
 
     @Test func certificateSignedByATrustedCAConnects() async throws {

@@ -109,16 +109,24 @@ final class ToolProcess: Sendable {
     }
 
     /// Starts `arguments`; read its output as it comes with `waitForLine`.
+    /// `launcher`, when given, is the command line that runs the tool (or a copy) in its own
+    /// place (`setpriv ... PATH`); `arguments` follow it.
     /// `terminals` names the descriptors (0, 1, 2) that get a pseudo-terminal instead of a pipe,
     /// so the tool sees a person's terminal there (a pty turns "\n" into "\r\n"; on 0, `type`
     /// writes what the person types and `terminalEcho` is what the terminal shows back).
     static func start(
         _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
-        timeout: Duration = .seconds(90), terminals: Set<Int32> = [], measuringMemory: Bool = false
+        timeout: Duration = .seconds(90), terminals: Set<Int32> = [], measuringMemory: Bool = false,
+        launcher: [String] = []
     ) throws -> ToolProcess {
         let tool = try executable
         var executable = tool
         var arguments = arguments
+        if let program = launcher.first {
+            // A program that ends by running the tool in its own place (setpriv): the same pid.
+            arguments = launcher.dropFirst() + arguments
+            executable = program
+        }
         var environment = environment
         var peakFile: String?
         if measuringMemory {
