@@ -25,3 +25,46 @@ import Transport
         await server.stop()
     }
 }
+
+extension ExposureTests {
+    @Test func aBigSynchronizingLiteralBeforeLoginGetsBADNotAPlus() async throws {
+        let server = try await startServer(allowPlainText: true)
+        let client = try await server.rawClient(tls: false)
+        // Far under the server's literal limit (1 MiB here), far over the limit before login.
+        try await client.send("a LOGIN {100000}\r\n")
+        #expect(
+            try await client.readLine()
+                == "a BAD literal too large before login: a literal of 100000 bytes (the limit is 8192)")
+        // The refused literal was never sent: the next line is a command again.
+        #expect(try await client.command("b", "NOOP") == ["b OK NOOP completed"])
+        // A user name and a password as literals are far under the limit.
+        try await client.send("c LOGIN {5}\r\n")
+        #expect(try await client.readLine().hasPrefix("+ "))
+        try await client.send("alice {6}\r\n")
+        #expect(try await client.readLine().hasPrefix("+ "))
+        try await client.send("secret\r\n")
+        #expect(try await client.lines(until: "c").tagged.hasPrefix("c OK "))
+        // Logged in, the configured limit (1 MiB here) is in force again.
+        try await client.send("d APPEND INBOX {100000}\r\n")
+        #expect(try await client.readLine().hasPrefix("+ "))
+        try await client.send(String(repeating: "x", count: 100_000) + "\r\n")
+        #expect(try await client.lines(until: "d").tagged.hasPrefix("d OK [APPENDUID"))
+        await server.stop()
+    }
+
+    @Test func aBigNonSynchronizingLiteralBeforeLoginGetsBYE() async throws {
+        let server = try await startServer(allowPlainText: true)
+        let client = try await server.rawClient(tls: false)
+        // Only the announcement: the server must not wait for the literal to answer it.
+        try await client.send("a LOGIN {100000+}\r\n")
+        let bye = try await client.readLine()
+        #expect(bye.hasPrefix("* BYE Too much data before login: a literal of 100000 bytes"), "\(bye)")
+        await #expect(throws: TransportError.self) { try await client.readLine() }
+        #expect(await server.waitUntilSessionsEnd())
+        // A small one is fine.
+        let small = try await server.rawClient(tls: false)
+        try await small.send("l LOGIN {5+}\r\nalice {6+}\r\nsecret\r\n")
+        #expect(try await small.lines(until: "l").tagged.hasPrefix("l OK "))
+        await server.stop()
+    }
+}

@@ -72,9 +72,11 @@ struct ConnectionDriver {
             settings: SessionStateMachine.Settings(
                 profile: configuration.profile, offersStartTLS: listener == .plain,
                 allowPlainTextAuthentication: configuration.allowPlainTextAuthentication,
-                loginTimeout: configuration.loginTimeout, autologoutTimeout: configuration.autologoutTimeout),
+                loginTimeout: configuration.loginTimeout, autologoutTimeout: configuration.autologoutTimeout,
+                limits: configuration.limits,
+                maximumLiteralSizeBeforeLogin: configuration.maximumLiteralSizeBeforeLogin),
             isTLS: listener == .implicitTLS)
-        parser = CommandParser(options: configuration.limits)
+        parser = CommandParser(options: machine.parserOptions)
     }
 
     /// Serves the connection until it closes.
@@ -174,8 +176,9 @@ struct ConnectionDriver {
                 recordClientFrame(
                     takeAttributedBytes(), redacting: parser.mode == .authentication ? .everything : .credentialCommands
                 )
-                guard await perform(machine.parseFailed(error)) else { return false }
-                parser.mode = machine.parserMode
+                let literalFollows = parser.isDiscardingRefusedLiteral
+                guard await perform(machine.parseFailed(error, literalFollows: literalFollows)) else { return false }
+                updateParser()
                 continue
             }
             guard let event else {
@@ -202,7 +205,7 @@ struct ConnectionDriver {
                     name: tagged.command.name, tag: tagged.tag, user: machine.user, session: record.id)
                 if !effects.isEmpty {
                     guard await perform(tagged, violation: violation, with: effects) else { return false }
-                    parser.mode = machine.parserMode
+                    updateParser()
                     continue
                 }
                 if let violation {
@@ -219,9 +222,17 @@ struct ConnectionDriver {
                 action = machine.idleDone()
             }
             guard await perform(action) else { return false }
-            parser.mode = machine.parserMode
+            updateParser()
         }
         return true
+    }
+
+    /// Tells the parser how the machine reads the next line, and the limits in force (tighter
+    /// before login).
+    private mutating func updateParser() {
+        parser.mode = machine.parserMode
+        let options = machine.parserOptions
+        if parser.options != options { parser.options = options }
     }
 
     private enum Redaction {
