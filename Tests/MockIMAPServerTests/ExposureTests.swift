@@ -67,4 +67,25 @@ extension ExposureTests {
         #expect(try await small.lines(until: "l").tagged.hasPrefix("l OK "))
         await server.stop()
     }
+
+    @Test func aConnectionOverTheCapGetsBYE() async throws {
+        let server = try await startServer(maximumConnections: 2)
+        let first = try await server.rawClient(tls: false)
+        let second = try await server.rawClient(tls: false)
+        let third = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: server.port(for: .plain)!, security: .plainText)
+        let refused = RawClient(connection: third)
+        #expect(try await refused.readLine() == "* BYE Too many connections (at most 2); try again later")
+        await #expect(throws: TransportError.self) { try await refused.readLine() }
+        #expect(server.sessions.count == 2)
+        // A session that ends frees its place.
+        first.close()
+        #expect(await server.waitUntilSessionsEnd { $0.id == 1 })
+        let fourth = try await NetworkConnection.connect(
+            host: "127.0.0.1", port: server.port(for: .plain)!, security: .plainText)
+        #expect(try await RawClient(connection: fourth).readLine().hasPrefix("* OK "))
+        fourth.close()
+        second.close()
+        await server.stop()
+    }
 }

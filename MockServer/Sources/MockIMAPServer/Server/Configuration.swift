@@ -38,6 +38,9 @@ extension MockIMAPServer {
         /// instead of `+`, and a non-synchronizing one `{n+}` gets `* BYE` and the connection
         /// is closed; a whole command before login is at most 64 KiB.
         public var maximumLiteralSizeBeforeLogin: Int
+        /// The most connections served at once (100 by default); one more gets `* BYE` and is
+        /// closed.
+        public var maximumConnections: Int
         /// Whether each session keeps a transcript (client and server lines, credentials
         /// replaced by `***`).
         public var recordsTranscripts: Bool
@@ -47,7 +50,7 @@ extension MockIMAPServer {
 
         /// A configuration; by default one plain-text and one implicit-TLS listener on free
         /// loopback ports, a fresh self-signed certificate for localhost and 127.0.0.1, the `full`
-        /// profile, 64 KiB lines and 50 MiB literals (8 KiB before login).
+        /// profile, 64 KiB lines and 50 MiB literals (8 KiB before login), at most 100 connections.
         public init(
             listeners: [Listener] = [.plain(), .implicitTLS()],
             tls: TLSSource = .selfSigned(hosts: ["localhost", "127.0.0.1"]),
@@ -59,6 +62,7 @@ extension MockIMAPServer {
             autologoutTimeout: Duration = .seconds(30 * 60),
             limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 50 << 20),
             maximumLiteralSizeBeforeLogin: Int = 8 * 1024,
+            maximumConnections: Int = 100,
             recordsTranscripts: Bool = true,
             faults: FaultPlan = []
         ) {
@@ -72,6 +76,7 @@ extension MockIMAPServer {
             self.autologoutTimeout = autologoutTimeout
             self.limits = limits
             self.maximumLiteralSizeBeforeLogin = maximumLiteralSizeBeforeLogin
+            self.maximumConnections = maximumConnections
             self.recordsTranscripts = recordsTranscripts
             self.faults = faults
         }

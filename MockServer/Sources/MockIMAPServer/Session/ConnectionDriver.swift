@@ -89,7 +89,6 @@ struct ConnectionDriver {
             if let observation { store.stopObserving(observation.id) }
             connection.close()
             continuation.finish()
-            record.closed()
         }
         guard await perform(machine.connected()), await flush() else { return }
         for await input in inputs {
