@@ -89,3 +89,50 @@ extension ExposureTests {
         await server.stop()
     }
 }
+
+extension ExposureTests {
+    /// LOGIN with literals, well formed or not, and AUTHENTICATE answers, even ones the server
+    /// did not ask for: no transcript line shows the password or the SASL bytes.
+    @Test func transcriptsHideLiteralLoginsAndSASLAnswers() async throws {
+        let server = try await startServer()
+        let answer = Base64.encode(Array("\0bob\0hunter2".utf8))
+        let tls = try await server.rawClient()
+        // Synchronizing literals, then a malformed LOGIN (two spaces after the tag) whose literals
+        // are read before the parser refuses it, then one separated by tabs.
+        for (tag, separator) in [("x", " "), ("m", "  ")] {
+            try await tls.send("\(tag)\(separator)LOGIN {3}\r\n")
+            #expect(try await tls.readLine().hasPrefix("+ "))
+            try await tls.send("bob {7}\r\n")
+            #expect(try await tls.readLine().hasPrefix("+ "))
+            try await tls.send("hunter2\r\n")
+            #expect(try await tls.readLine().hasPrefix("\(tag) "))
+        }
+        #expect(try await tls.command("t", "LOGIN\tbob\thunter2").tagged.hasPrefix("t BAD "))
+        try await tls.send("n LOGIN {3+}\r\nbob {7+}\r\nhunter2\r\n")
+        #expect(try await tls.lines(until: "n").tagged.hasPrefix("n BAD already logged in"))
+        tls.close()
+        let sasl = try await server.rawClient()
+        try await sasl.send("p AUTHENTICATE PLAIN\r\n")
+        #expect(try await sasl.readLine().hasPrefix("+"))
+        try await sasl.send(answer + "\r\n")
+        #expect(try await sasl.lines(until: "p").tagged.hasPrefix("p OK "))
+        sasl.close()
+        // A client that sends its answer without waiting for "+", to a server that refuses.
+        let plain = try await server.rawClient(tls: false)
+        try await plain.send("q AUTHENTICATE PLAIN\r\n\(answer)\r\n")
+        #expect(try await plain.readLine().hasPrefix("q NO [PRIVACYREQUIRED]"))
+        #expect(try await plain.readLine().hasPrefix("* BAD "))
+        plain.close()
+        #expect(await server.waitUntilSessionsEnd())
+        let transcripts = server.sessions.map(\.transcriptText).joined(separator: "\n")
+        for secret in ["hunter2", answer, String(answer.prefix(8))] {
+            #expect(!transcripts.contains(secret), "a transcript shows \(secret):\n\(transcripts)")
+        }
+        for line in ["C: x LOGIN ***", "C: m LOGIN ***", "C: t LOGIN ***", "C: n LOGIN ***", "C: p AUTHENTICATE PLAIN"]
+        {
+            #expect(transcripts.contains(line + "\n"), "no \(line) in:\n\(transcripts)")
+        }
+        #expect(!transcripts.contains("C: bob"))
+        await server.stop()
+    }
+}
