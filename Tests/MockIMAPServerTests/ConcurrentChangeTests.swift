@@ -38,7 +38,8 @@ import Testing
     static func keyword(_ index: Int) -> Flag { Flag("k\(index)") }
 
     @Test(.timeLimit(.minutes(3))) func twoHundredSessionsChangingFlagsAndAppendingLoseNothing() async throws {
-        let server = try await startServer()
+        // More sessions at once than the default cap of 100.
+        let server = try await startServer(maximumConnections: 300)
         for index in 1...Self.seeded {
             try server.store.seed(user: "alice", from: .raw(message(subject: "seeded \(index)")))
         }

@@ -29,12 +29,12 @@ import Transport
     struct Child: Sendable {
         let process: TestChild
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], environment: [String: String] = [:]) throws {
             guard let executable = MockServerExecutableTests.executable else {
                 throw SetupError(description: "mock-imap-server is not built next to the tests")
             }
             // A runner that dies must not leave a server behind.
-            process = try TestChild(executable.path, arguments + ["--exit-with-parent"])
+            process = try TestChild(executable.path, arguments + ["--exit-with-parent"], environment: environment)
         }
 
         var standardOutput: String { process.standardOutput }
@@ -129,7 +129,19 @@ import Transport
         UsageCase(arguments: ["--bogus"], message: "error: unknown option \"--bogus\""),
         UsageCase(arguments: ["--listen", "nowhere"], message: "error: --listen takes HOST:PORT"),
         UsageCase(arguments: ["--profile", "outlook"], message: "error: unknown profile \"outlook\""),
-        UsageCase(arguments: ["--user", "nopassword"], message: "error: --user takes"),
+        UsageCase(arguments: ["--user", ":nobody"], message: "error: --user takes"),
+        UsageCase(
+            arguments: ["--user", "nopassword"],
+            message: "error: --user nopassword needs a password: pass --password-file FILE or set MOCK_IMAP_PASSWORD"),
+        UsageCase(arguments: ["--user", "carol", "--password-file", "/nonexistent"], message: "error: cannot read"),
+        UsageCase(arguments: ["--max-connections", "0"], message: "error: --max-connections takes a number above 0"),
+        // Default credentials are for loopback only.
+        UsageCase(
+            arguments: ["--listen", "0.0.0.0:0"],
+            message: "error: 0.0.0.0:0 is not a loopback address, and the default account alice/secret is for "
+                + "loopback only: pass --user NAME with --password-file FILE or MOCK_IMAP_PASSWORD\n"),
+        UsageCase(arguments: ["--tls-listen", "[::]:0"], message: "error: [::]:0 is not a loopback address"),
+        UsageCase(arguments: ["--listen", "192.0.2.1:0"], message: "error: 192.0.2.1:0 is not a loopback address"),
         UsageCase(arguments: ["--cert", "a.pem"], message: "error: --cert and --key go together"),
     ]
 
@@ -139,6 +151,41 @@ import Transport
         #expect(child.standardError.hasPrefix(usage.message), "\(child.standardError)")
         #expect(child.standardError.split(separator: "\n").count == 1)
         #expect(child.standardOutput.isEmpty)
+    }
+
+    /// A password that never appears in the server's arguments (what `ps` shows).
+    @Test(arguments: [true, false]) func passwordFromAFileOrTheEnvironment(fromFile: Bool) async throws {
+        let password = "pw-\(UUID().uuidString.prefix(8))"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mock-pw-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        // Beyond loopback, with --user NAME: no default account, so the server starts.
+        var arguments = ["--listen", "0.0.0.0:0", "--user", "carol", "--allow-plaintext-auth"]
+        if fromFile { arguments += ["--password-file", file] }
+        let child = try Child(arguments, environment: fromFile ? [:] : ["MOCK_IMAP_PASSWORD": password])
+        defer { child.process.send(SIGTERM) }
+        let line = try await child.firstLine()
+        #expect(line.hasPrefix("READY imap=0.0.0.0:"), "\(line)")
+        let port = Int(line.split(separator: ":").last ?? "") ?? 0
+        let connection = try await NetworkConnection.connect(host: "127.0.0.1", port: port, security: .plainText)
+        let client = RawClient(connection: connection)
+        _ = try await client.readLine()
+        #expect(try await client.command("w", "LOGIN carol wrong").tagged.hasPrefix("w NO "))
+        #expect(try await client.command("p", "LOGIN alice secret").tagged.hasPrefix("p NO "))
+        #expect(try await client.command("l", "LOGIN carol \(password)").tagged.hasPrefix("l OK "))
+        client.close()
+        child.process.send(SIGTERM)
+        #expect(try await child.exitStatus() == 0)
+        #expect(child.standardError.isEmpty, "\(child.standardError)")
+    }
+
+    @Test func aPasswordOnTheCommandLineOffLoopbackIsWarnedAbout() async throws {
+        let child = try Child(["--listen", "0.0.0.0:0", "--user", "carol:visible"])
+        defer { child.process.send(SIGTERM) }
+        #expect(try await child.firstLine().hasPrefix("READY imap=0.0.0.0:"))
+        child.process.send(SIGTERM)
+        #expect(try await child.exitStatus() == 0)
+        #expect(child.standardError.hasPrefix("warning: a --user NAME:PASSWORD password shows in ps"))
     }
 
     @Test func startFailureIsOneErrorLine() async throws {

@@ -11,7 +11,8 @@ import Transport
 /// A server for one test, on free loopback ports, with alice (password and token) and bob.
 func startServer(
     profile: Profile = .full, allowPlainText: Bool = false, loginTimeout: Duration = .seconds(60),
-    limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 1 << 20)
+    limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 1 << 20),
+    maximumConnections: Int = 100
 ) async throws -> MockIMAPServer {
     try await MockIMAPServer.start(
         .init(
@@ -20,7 +21,8 @@ func startServer(
             users: [
                 .init("alice", password: "secret", oauth2Token: "ya29.alice-token"), .init("bob", password: "hunter2"),
             ],
-            allowPlainTextAuthentication: allowPlainText, loginTimeout: loginTimeout, limits: limits))
+            allowPlainTextAuthentication: allowPlainText, loginTimeout: loginTimeout, limits: limits,
+            maximumConnections: maximumConnections))
 }
 
 extension MockIMAPServer {

@@ -100,6 +100,9 @@ if options.help {
     print(Options.usage)
     exit(0)
 }
+for warning in options.warnings {
+    FileHandle.standardError.write(Data(("warning: " + warning + "\n").utf8))
+}
 let termination = TerminationSignal()
 if options.exitWithParent {
     // A test runner that dies must not leave this server behind.
@@ -125,6 +128,7 @@ do {
         .init(
             listeners: listeners, tls: tls, profile: options.profile, users: options.users,
             allowPlainTextAuthentication: options.allowPlainTextAuthentication, loginTimeout: options.loginTimeout,
+            maximumConnections: options.maximumConnections,
             // Nothing reads transcripts out of this process: do not keep them.
             recordsTranscripts: false, faults: FaultPlan(options.faults)))
     let owner = options.users[0].name

@@ -19,8 +19,8 @@ public struct Frame: Hashable, Sendable {
 /// A line that ends in `{n}` announces a literal of n bytes that belongs to the same frame;
 /// `{n+}`, `{n-}` and `~{n}` do too.
 public struct FrameDecoder: Sendable {
-    /// Limits in force.
-    public let options: ParserOptions
+    /// Limits in force; a server may tighten them between frames (before login, say).
+    public var options: ParserOptions
     private var buffer: [UInt8] = []
     /// Where the current frame starts in `buffer`.
     private var frameStart = 0
@@ -68,6 +68,10 @@ public struct FrameDecoder: Sendable {
 
     /// Bytes that have arrived but belong to no complete frame yet.
     public var bufferedByteCount: Int { buffer.count - frameStart }
+
+    /// Whether the peer is still sending a literal that a limit refused (a non-synchronizing one,
+    /// sent without waiting), whose bytes are being thrown away as they come.
+    public var isDiscardingRefusedLiteral: Bool { discardRemaining > 0 }
 
     /// Bytes held in memory, framed or not (a test hook: framed bytes are dropped only now and
     /// then, and a test checks that they are).

@@ -27,9 +27,10 @@ public final class TestChild: Sendable {
     /// Opened once the process has been reaped and both pipes have ended (or it had been gone 2 s).
     private let ended = Latch()
 
-    /// Starts `executable` with `arguments`, standard input on /dev/null.
-    public init(_ executable: String, _ arguments: [String]) throws {
-        let child = try TestProcess.spawnCapturing(executable, arguments)
+    /// Starts `executable` with `arguments`, standard input on /dev/null; `environment` is added
+    /// to the test process's own.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        let child = try TestProcess.spawnCapturing(executable, arguments, environment: environment)
         pid = child.pid
         let thread = Thread { [self] in pump(output: child.output, errors: child.errors) }
         thread.start()

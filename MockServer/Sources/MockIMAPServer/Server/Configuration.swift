@@ -33,6 +33,14 @@ extension MockIMAPServer {
         public var autologoutTimeout: Duration
         /// Limits on what a client may send: line length, literal size.
         public var limits: ParserOptions
+        /// The largest literal a client may send before it logs in (8 KiB by default: a user
+        /// name and a password fit). Over it, a synchronizing literal `{n}` gets `tag BAD`
+        /// instead of `+`, and a non-synchronizing one `{n+}` gets `* BYE` and the connection
+        /// is closed; a whole command before login is at most 64 KiB.
+        public var maximumLiteralSizeBeforeLogin: Int
+        /// The most connections served at once (100 by default); one more gets `* BYE` and is
+        /// closed.
+        public var maximumConnections: Int
         /// Whether each session keeps a transcript (client and server lines, credentials
         /// replaced by `***`).
         public var recordsTranscripts: Bool
@@ -42,7 +50,7 @@ extension MockIMAPServer {
 
         /// A configuration; by default one plain-text and one implicit-TLS listener on free
         /// loopback ports, a fresh self-signed certificate for localhost and 127.0.0.1, the `full`
-        /// profile, 64 KiB lines and 50 MiB literals.
+        /// profile, 64 KiB lines and 50 MiB literals (8 KiB before login), at most 100 connections.
         public init(
             listeners: [Listener] = [.plain(), .implicitTLS()],
             tls: TLSSource = .selfSigned(hosts: ["localhost", "127.0.0.1"]),
@@ -53,6 +61,8 @@ extension MockIMAPServer {
             loginTimeout: Duration = .seconds(60),
             autologoutTimeout: Duration = .seconds(30 * 60),
             limits: ParserOptions = ParserOptions(maximumLineLength: 64 * 1024, maximumLiteralSize: 50 << 20),
+            maximumLiteralSizeBeforeLogin: Int = 8 * 1024,
+            maximumConnections: Int = 100,
             recordsTranscripts: Bool = true,
             faults: FaultPlan = []
         ) {
@@ -65,6 +75,8 @@ extension MockIMAPServer {
             self.loginTimeout = loginTimeout
             self.autologoutTimeout = autologoutTimeout
             self.limits = limits
+            self.maximumLiteralSizeBeforeLogin = maximumLiteralSizeBeforeLogin
+            self.maximumConnections = maximumConnections
             self.recordsTranscripts = recordsTranscripts
             self.faults = faults
         }

@@ -118,11 +118,12 @@ public final class MockIMAPServer: Sendable {
         let configuration = configuration
         let certificate = certificate
         let faults = faults
-        registry.withLock { registry in
+        let admitted = registry.withLock { registry -> Bool in
             guard !registry.stopped else {
                 connection.close()
-                return
+                return true
             }
+            guard registry.running.count < configuration.maximumConnections else { return false }
             let id = registry.nextID
             registry.nextID += 1
             let record = SessionRecord(
@@ -134,9 +135,29 @@ public final class MockIMAPServer: Sendable {
                     certificate: certificate, record: record, faults: faults)
                 await driver.run()
                 _ = self?.registry.withLock { $0.running.removeValue(forKey: id) }
+                // Closed only once its slot is free: a test that saw it close may connect again.
+                record.closed()
                 self?.sessionChanges.notify()
             }
             registry.running[id] = (connection, task)
+            return true
+        }
+        if !admitted { refuse(connection) }
+    }
+
+    /// Answers a connection over `maximumConnections` with `* BYE` and closes it; it gets no
+    /// session (a flood of refused connections leaves no records behind).
+    private func refuse(_ connection: NetworkConnection) {
+        let bye = ResponseEncoder.encode(
+            .untagged(
+                .condition(
+                    .bye,
+                    ResponseText(
+                        text: ByteString(
+                            "Too many connections (at most \(configuration.maximumConnections)); try again later")))))
+        Task {
+            try? await connection.write(bye)
+            connection.close()
         }
     }
 

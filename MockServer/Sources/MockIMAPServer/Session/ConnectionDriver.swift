@@ -56,6 +56,9 @@ struct ConnectionDriver {
     private var faultEffects: FaultEffects?
     /// Injected untagged lines waiting for the command's tagged response.
     private var pendingInjection: [UInt8] = []
+    /// The last command was AUTHENTICATE: a line that follows and is not a command is a SASL
+    /// answer, even when the server refused the AUTHENTICATE instead of asking for it.
+    private var afterAuthenticate = false
 
     init(
         connection: NetworkConnection, listener: MockIMAPServer.Listener.Kind, store: MailStore,
@@ -72,9 +75,11 @@ struct ConnectionDriver {
             settings: SessionStateMachine.Settings(
                 profile: configuration.profile, offersStartTLS: listener == .plain,
                 allowPlainTextAuthentication: configuration.allowPlainTextAuthentication,
-                loginTimeout: configuration.loginTimeout, autologoutTimeout: configuration.autologoutTimeout),
+                loginTimeout: configuration.loginTimeout, autologoutTimeout: configuration.autologoutTimeout,
+                limits: configuration.limits,
+                maximumLiteralSizeBeforeLogin: configuration.maximumLiteralSizeBeforeLogin),
             isTLS: listener == .implicitTLS)
-        parser = CommandParser(options: configuration.limits)
+        parser = CommandParser(options: machine.parserOptions)
     }
 
     /// Serves the connection until it closes.
@@ -87,7 +92,6 @@ struct ConnectionDriver {
             if let observation { store.stopObserving(observation.id) }
             connection.close()
             continuation.finish()
-            record.closed()
         }
         guard await perform(machine.connected()), await flush() else { return }
         for await input in inputs {
@@ -171,11 +175,14 @@ struct ConnectionDriver {
             do {
                 event = try parser.next()
             } catch {
+                // A SASL answer, or a line after an AUTHENTICATE the server did not continue
+                // (a client that sent its answer without waiting for "+"), is hidden whole.
                 recordClientFrame(
-                    takeAttributedBytes(), redacting: parser.mode == .authentication ? .everything : .credentialCommands
-                )
-                guard await perform(machine.parseFailed(error)) else { return false }
-                parser.mode = machine.parserMode
+                    takeAttributedBytes(),
+                    redacting: parser.mode == .authentication || afterAuthenticate ? .everything : .unknownCommand)
+                let literalFollows = parser.isDiscardingRefusedLiteral
+                guard await perform(machine.parseFailed(error, literalFollows: literalFollows)) else { return false }
+                updateParser()
                 continue
             }
             guard let event else {
@@ -189,20 +196,20 @@ struct ConnectionDriver {
                 action = machine.literalAnnounced(size: size)
             case .command(let tagged):
                 let frame = takeAttributedBytes()
-                if case .login = tagged.command {
-                    record.record(.client, line: "\(tagged.tag) LOGIN ***")
-                } else if case .authenticate(let mechanism, let initialResponse) = tagged.command {
-                    record.record(
-                        .client, line: "\(tagged.tag) AUTHENTICATE \(mechanism)\(initialResponse == nil ? "" : " ***")")
+                // Decided from the command, not from its bytes (which its literals split): every
+                // line and literal of a LOGIN or AUTHENTICATE is one `tag LOGIN ***` line.
+                if tagged.command.carriesCredentials {
+                    record.record(.client, line: Redaction.shownText(of: tagged))
                 } else {
-                    recordClientFrame(frame, redacting: .credentialCommands)
+                    record.record(.client, frame)
                 }
+                if case .authenticate = tagged.command { afterAuthenticate = true } else { afterAuthenticate = false }
                 let violation = LiteralRules.violation(in: frame, capabilities: machine.capabilities)
                 let effects = faults.commandReceived(
                     name: tagged.command.name, tag: tagged.tag, user: machine.user, session: record.id)
                 if !effects.isEmpty {
                     guard await perform(tagged, violation: violation, with: effects) else { return false }
-                    parser.mode = machine.parserMode
+                    updateParser()
                     continue
                 }
                 if let violation {
@@ -215,18 +222,30 @@ struct ConnectionDriver {
                 record.record(.client, line: "***")
                 action = machine.authenticationResponse(line)
             case .idleDone:
-                recordClientFrame(takeAttributedBytes(), redacting: .credentialCommands)
+                record.record(.client, takeAttributedBytes())
                 action = machine.idleDone()
             }
             guard await perform(action) else { return false }
-            parser.mode = machine.parserMode
+            updateParser()
         }
         return true
     }
 
-    private enum Redaction {
+    /// Tells the parser how the machine reads the next line, and the limits in force (tighter
+    /// before login).
+    private mutating func updateParser() {
+        parser.mode = machine.parserMode
+        let options = machine.parserOptions
+        if parser.options != options { parser.options = options }
+    }
+
+    /// How much of a frame the parser refused a transcript may show.
+    private enum FrameRedaction {
+        /// Nothing: `***` (a SASL answer).
         case everything
-        case credentialCommands
+        /// The frame with any LOGIN or AUTHENTICATE arguments and literals hidden
+        /// (`Redaction.redactCredentials`: the command is unknown, only its bytes are).
+        case unknownCommand
     }
 
     /// The bytes the parser consumed since the last event.
@@ -239,23 +258,11 @@ struct ConnectionDriver {
         return bytes
     }
 
-    private func recordClientFrame(_ bytes: [UInt8], redacting redaction: Redaction) {
+    private func recordClientFrame(_ bytes: [UInt8], redacting redaction: FrameRedaction) {
         guard !bytes.isEmpty else { return }
         switch redaction {
-        case .everything:
-            record.record(.client, line: "***")
-        case .credentialCommands:
-            // A broken LOGIN or AUTHENTICATE still carries a secret: keep only tag and verb.
-            let firstLine = bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
-            let words = firstLine.split(separator: UInt8(ascii: " "), maxSplits: 2)
-            if words.count > 2 {
-                let verb = String(decoding: words[1], as: UTF8.self).uppercased()
-                if verb == "LOGIN" || verb == "AUTHENTICATE" {
-                    record.record(.client, line: String(decoding: words[0], as: UTF8.self) + " \(verb) ***")
-                    return
-                }
-            }
-            record.record(.client, bytes)
+        case .everything: record.record(.client, line: "***")
+        case .unknownCommand: record.record(.client, Redaction.redactCredentials(in: bytes))
         }
     }
 

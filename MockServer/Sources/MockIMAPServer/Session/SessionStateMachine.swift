@@ -26,17 +26,24 @@ package struct SessionStateMachine: Sendable {
         package var loginTimeout: Duration
         /// How long a logged-in connection may stay silent.
         package var autologoutTimeout: Duration
+        /// Limits on what a logged-in client may send.
+        package var limits: ParserOptions
+        /// The largest literal a client may send before it logs in.
+        package var maximumLiteralSizeBeforeLogin: Int
 
         /// Settings for one connection.
         package init(
             profile: Profile, offersStartTLS: Bool, allowPlainTextAuthentication: Bool = false,
-            loginTimeout: Duration = .seconds(60), autologoutTimeout: Duration = .seconds(1800)
+            loginTimeout: Duration = .seconds(60), autologoutTimeout: Duration = .seconds(1800),
+            limits: ParserOptions = ParserOptions(), maximumLiteralSizeBeforeLogin: Int = 8 * 1024
         ) {
             self.profile = profile
             self.offersStartTLS = offersStartTLS
             self.allowPlainTextAuthentication = allowPlainTextAuthentication
             self.loginTimeout = loginTimeout
             self.autologoutTimeout = autologoutTimeout
+            self.limits = limits
+            self.maximumLiteralSizeBeforeLogin = maximumLiteralSizeBeforeLogin
         }
     }
 
@@ -118,6 +125,33 @@ package struct SessionStateMachine: Sendable {
         case .authenticating: return .authentication
         case .idling: return .idle
         case .connected, .notAuthenticated, .startingTLS, .verifying, .authenticated, .loggedOut: return .command
+        }
+    }
+
+    /// The limits the command parser must apply to the next command: before login a literal
+    /// may be at most `maximumLiteralSizeBeforeLogin` and a whole command at most 64 KiB, so a
+    /// client that has not authenticated cannot make the server hold megabytes.
+    package var parserOptions: ParserOptions {
+        switch state {
+        case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying:
+            var options = settings.limits
+            options.maximumLiteralSize = min(options.maximumLiteralSize, settings.maximumLiteralSizeBeforeLogin)
+            options.maximumFrameSize = min(options.maximumFrameSize, Self.maximumCommandSizeBeforeLogin)
+            return options
+        case .authenticated, .idling, .loggedOut:
+            return settings.limits
+        }
+    }
+
+    /// The largest whole command before login: a LOGIN with two literals at the literal limit, or
+    /// an AUTHENTICATE initial response, fits many times over.
+    package static let maximumCommandSizeBeforeLogin = 64 * 1024
+
+    /// Whether the client has not logged in yet.
+    private var isBeforeLogin: Bool {
+        switch state {
+        case .connected, .notAuthenticated, .startingTLS, .authenticating, .verifying: return true
+        case .authenticated, .idling, .loggedOut: return false
         }
     }
 
@@ -362,9 +396,27 @@ package struct SessionStateMachine: Sendable {
         return .send([Self.tagged(tag, .ok, "IDLE terminated")])
     }
 
-    /// The parser refused a command (grammar, limit, unknown name). The session goes on.
-    package mutating func parseFailed(_ error: CommandParseError) -> Action {
-        let reason = Self.reason(error)
+    /// The parser refused a command (grammar, limit, unknown name). The session goes on, except
+    /// before login when `literalFollows`: the client is sending a literal over the limit without
+    /// waiting for `+`, and rather than read it the server says BYE and closes.
+    ///
+    /// ```
+    /// C: a LOGIN {52428800}        S: a BAD literal too large before login: ...   (no "+")
+    /// C: b LOGIN {52428800+}       S: * BYE ...                                   (closed)
+    /// ```
+    package mutating func parseFailed(_ error: CommandParseError, literalFollows: Bool = false) -> Action {
+        var reason = Self.reason(error)
+        if isBeforeLogin && (error.code == .literalTooLarge || error.code == .frameTooLarge) {
+            if literalFollows {
+                state = .loggedOut
+                return .close([
+                    Self.untagged(
+                        .bye, "Too much data before login: \(error.message); log in first, or send less")
+                ])
+            }
+            reason =
+                "\(error.code == .literalTooLarge ? "literal" : "command") too large before login: \(error.message)"
+        }
         switch state {
         case .authenticating(let tag, _, _):
             state = .notAuthenticated

@@ -26,8 +26,11 @@ public struct CommandParser: Sendable {
 
     /// How the next line is read. Set by the server as the session moves between states.
     public var mode: Mode = .command
-    /// Limits in force.
-    public let options: ParserOptions
+    /// Limits in force. A server may change them between commands: a tighter literal limit
+    /// before login keeps a client that has not authenticated from making it buffer megabytes.
+    public var options: ParserOptions {
+        didSet { decoder.options = options }
+    }
     private var decoder: FrameDecoder
 
     /// A parser with `options`.
@@ -43,6 +46,11 @@ public struct CommandParser: Sendable {
 
     /// Bytes that have arrived but are not part of a complete command yet.
     public var bufferedByteCount: Int { decoder.bufferedByteCount }
+
+    /// Whether the command just refused announced a non-synchronizing literal over the limit,
+    /// whose bytes the client sends anyway (they are thrown away as they come). A server may
+    /// rather close the connection than read them.
+    public var isDiscardingRefusedLiteral: Bool { decoder.isDiscardingRefusedLiteral }
 
     /// Takes the bytes not yet parsed (after STARTTLS, bytes sent before the handshake must be
     /// thrown away).

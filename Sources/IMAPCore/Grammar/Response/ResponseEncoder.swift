@@ -5,7 +5,8 @@
 /// buffer.write(.untagged(.exists(3)))   // "* 3 EXISTS\r\n"
 /// ```
 /// Strings are quoted when they can be, literals (`{n}`) otherwise; sequence sets are
-/// compressed.
+/// compressed. Human-readable text (after a status, a response code's value, a continuation
+/// request) never carries a control byte: see `writeText(_:)`.
 public enum ResponseEncoder {
     /// The bytes of `response`, CRLF included.
     public static func encode(_ response: Response, options: EncodingOptions = .server) -> [UInt8] {
@@ -21,7 +22,7 @@ extension EncodeBuffer {
         switch response {
         case .continuation(let request):
             writeRaw("+ ")
-            writeBytes(request.text.bytes)
+            writeText(request.text.bytes)
         case .tagged(let tagged):
             writeRaw(tagged.tag)
             writeSpace()
@@ -46,7 +47,18 @@ extension EncodeBuffer {
             write(code)
             writeSpace()
         }
-        writeBytes(text.text.bytes)
+        writeText(text.text.bytes)
+    }
+
+    /// Writes human-readable text (`text = 1*TEXT-CHAR`, RFC 3501 9) with every control byte
+    /// (C0, CR and LF among them, and DEL) replaced by a space.
+    ///
+    /// Text often quotes what a client sent (a mailbox name in `NO Mailbox does not exist: ...`):
+    /// a CRLF in it would end the response early and make the rest a response of its own
+    /// (`a1 NO ... x` CRLF `A1 OK ...`), and other controls reach the terminal of whoever reads
+    /// the answer. Every response text goes through here, so no caller has to remember.
+    public mutating func writeText<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        appendBytes(bytes.lazy.map { $0 < 0x20 || $0 == 0x7F ? UInt8(ascii: " ") : $0 })
     }
 
     /// Writes `[code]`.
@@ -104,7 +116,8 @@ extension EncodeBuffer {
             writeRaw(name)
             if let value {
                 writeSpace()
-                writeBytes(value.bytes)
+                // resp-text-code = atom [SP 1*<any TEXT-CHAR except "]">]
+                writeText(value.bytes.map { $0 == UInt8(ascii: "]") ? UInt8(ascii: " ") : $0 })
             }
         }
         writeRaw("]")
