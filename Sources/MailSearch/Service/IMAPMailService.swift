@@ -196,9 +196,25 @@ public actor IMAPMailService: MailService {
     public func listing() async throws(MailServiceError) -> MessageList {
         let description = try await openDescription()
         let found: SearchResult
-        do { found = try await connection.search([.all]) } catch { throw MailServiceError(error) }
+        let pinned: SearchResult
+        let pinFlag = described?.pinFlag ?? description.pinFlag
+        let pinKey: SearchKey = pinFlag == .flagged ? .flagged : .keyword(pinFlag)
+        // Both in one round trip: the pinned ones (few, unsorted) ride along with the listing.
+        async let everyMessage = connection.search([.all])
+        async let pinnedMessages = connection.search([pinKey, .undeleted], ordered: false)
+        do {
+            found = try await everyMessage
+            pinned = try await pinnedMessages
+        } catch let error as IMAPError {
+            throw MailServiceError(error)
+        } catch {
+            throw MailServiceError(.server, "listing the mailbox failed: \(error)")
+        }
+        let listedIDs = ids(found.uids, in: await current(description))
+        let pinnedUIDs = Set(pinned.uids)
         let list = MessageList(
-            ids: ids(found.uids, in: await current(description)), total: found.count, hidesDeleted: true)
+            ids: listedIDs, total: found.count, hidesDeleted: true,
+            pinned: pinnedUIDs.isEmpty ? [] : listedIDs.filter { pinnedUIDs.contains($0.uid) })
         listed = true
         await startPumpIfWatched()
         return list

@@ -200,11 +200,12 @@ public final class InMemoryMailService: MailService {
 
     public func list(pageSize: Int) async throws(MailServiceError) -> EmailPage {
         try await begin(.list)
-        let ids = state.withLock { state in
+        let listed = state.withLock { state in
             (state.messages[mailbox] ?? []).filter { !$0.email.flags.contains(.deleted) }.map(\.email)
         }
-        .sorted(by: Self.newestFirst).map(\.id)
-        return page(MessageList(ids: ids), offset: 0, pageSize: pageSize)
+        .sorted(by: Self.newestFirst)
+        let list = MessageList(ids: listed.map(\.id), pinned: listed.filter(\.isPinned).map(\.id))
+        return page(list, offset: 0, pageSize: pageSize)
     }
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {

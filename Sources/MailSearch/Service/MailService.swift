@@ -118,11 +118,17 @@ public struct MessageList: Hashable, Sendable {
     /// message, which also gives the session its sequence-to-UID map, and drops those per page).
     public var hidesDeleted: Bool
 
+    /// A listing's pinned messages (not marked deleted), in the list's order: the inbox's Pinned
+    /// section, known before any page is fetched (one UID SEARCH of the pin flag). Empty for a
+    /// search, whose results list pinned messages in order with the others.
+    public var pinned: [Email.ID]
+
     /// A list.
-    public init(ids: [Email.ID], total: Int? = nil, hidesDeleted: Bool = false) {
+    public init(ids: [Email.ID], total: Int? = nil, hidesDeleted: Bool = false, pinned: [Email.ID] = []) {
         self.ids = ids
         self.total = total ?? ids.count
         self.hidesDeleted = hidesDeleted
+        self.pinned = pinned
     }
 }
 

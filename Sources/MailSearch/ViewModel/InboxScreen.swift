@@ -431,6 +431,9 @@ package struct InboxScreen: Hashable, Sendable {
     /// from the guess's short list; its answer replaces the rows.
     private mutating func listGuessed(_ generation: Int, _ page: EmailPage) -> [Effect] {
         guard let request = listLoad, request.generation == generation, emailsListState == .loading else { return [] }
+        // A guess is for a first screen only: over a listing already shown (a refresh, a
+        // reconnect) its short list would take the place the view is at.
+        guard inboxList == nil else { return [] }
         var emails = page.emails
         let expunged = replay(since: request.firstEvent, onto: &emails, insertingArrivals: false)
         let adopted = adopting(emails)
@@ -899,9 +902,15 @@ package struct InboxScreen: Hashable, Sendable {
 
     private mutating func setFlags(_ flags: [Flag], of id: Email.ID) {
         let pinFlag = pinFlag
-        inboxWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
-        if !flags.contains(pinFlag) { inboxWindow.unpinNotHeld(id) }
         resultsWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+        inboxWindow.update(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+        if !flags.contains(pinFlag) {
+            inboxWindow.unpinNotHeld(id)
+        } else if let mailbox, id.mailbox == mailbox.name, id.uidValidity == mailbox.uidValidity {
+            // Pinned from the results, or elsewhere: every pinned message of the inbox is in its
+            // Pinned section, held or not.
+            inboxWindow.pinNotHeld(id, row: resultsWindow.email(id))
+        }
         markRead(id, flags.contains(.seen))
     }
 
@@ -973,13 +982,36 @@ package struct InboxScreen: Hashable, Sendable {
             return windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : [])
         case .flagsChanged(let id, let flags):
             eventLog.append(event)
+            // The lists show what `list` shows: no message marked deleted, live.
+            if flags.contains(.deleted) {
+                inboxWindow.hide(id)
+                resultsWindow.hide(id)
+                forgetUnread(id)
+                if searchState == .results && resultsWindow.isEmpty { searchState = .empty }
+                switch emailsListState {
+                case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
+                case .loading, .error: break
+                }
+                return windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : [])
+            }
+            let pinFlag = pinFlag
+            let wasHidden = inboxWindow.isHidden(id) || resultsWindow.isHidden(id)
+            inboxWindow.unhide(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+            resultsWindow.unhide(id) { $0.setFlags(flags, pinFlag: pinFlag) }
+            if wasHidden {
+                markRead(id, flags.contains(.seen))
+                switch emailsListState {
+                case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
+                case .loading, .error: break
+                }
+            }
             if confirmedFlags[id] != nil {
                 confirmedFlags[id] = flags
                 show(id)
             } else {
                 setFlags(flags, of: id)
             }
-            return []
+            return wasHidden ? windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : []) : []
         case .reloadNeeded(let reason):
             notice = InboxNotice(.reloaded, "Reloading: \(reason).")
             return reload()
@@ -1046,6 +1078,10 @@ package struct InboxScreen: Hashable, Sendable {
                 expunged.formUnion(removed)
                 emails.removeAll { removed.contains($0.id) }
             case .flagsChanged(let id, let flags):
+                if flags.contains(.deleted) {
+                    emails.removeAll { $0.id == id }
+                    continue
+                }
                 for index in emails.indices where emails[index].id == id {
                     emails[index].setFlags(flags, pinFlag: pinFlag)
                 }

@@ -52,6 +52,24 @@ public struct MailListWindow: Hashable, Sendable {
     private var starts: [Int] = [0]
     private var lowestArrivalOrder = 0
 
+    /// Where a message marked deleted after the listing was, to put it back when the mark is
+    /// cleared.
+    private enum Hidden: Hashable, Sendable {
+        /// Its row was held.
+        case row(Row)
+        /// It was in the Pinned section, its row not held.
+        case pinned(order: Int)
+        /// It was counted in page `page`, which was not held.
+        case counted(page: Int)
+    }
+
+    /// The messages marked deleted since the listing: out of the list, as a listing leaves them.
+    private var hidden: [Email.ID: Hidden] = [:]
+    /// Each listed message's index in the list, built the first time a message not held must
+    /// be placed (pinned or marked deleted elsewhere), so a burst of such changes costs a lookup
+    /// each, not a walk of the list each.
+    private var listIndex: [Email.ID: Int]?
+
     /// A window over `list` holding no rows yet; its ``revision`` starts at `revision` (the
     /// window it replaces' revision plus one, so the two are told apart by revision alone).
     public init(list: MessageList = MessageList(ids: []), pageSize: Int, pinnedSection: Bool, revision: Int = 0) {
@@ -62,6 +80,16 @@ public struct MailListWindow: Hashable, Sendable {
         let size = max(1, pageSize)
         let pageCount = (list.ids.count + size - 1) / size
         counts = (0..<pageCount).map { page in min(size, list.ids.count - page * size) }
+        if pinnedSection && !list.pinned.isEmpty {
+            // The listing's pinned messages make the Pinned section from the start (their rows
+            // are fetched by UID when in view); their pages count them no more.
+            let wanted = Set(list.pinned)
+            for (order, id) in list.ids.enumerated() where wanted.contains(id) && !pinnedIDs.contains(id) {
+                pinned.append(PinnedEntry(id: id, order: order))
+                pinnedIDs.insert(id)
+                counts[order / size] -= 1
+            }
+        }
         recount()
     }
 
@@ -178,6 +206,7 @@ public struct MailListWindow: Hashable, Sendable {
         var rows: [Row] = []
         for (email, order) in zip(emails, orders) {
             removeAnywhere(email.id, order: order)
+            hidden[email.id] = nil
             if pinnedSection && email.isPinned {
                 insertPinned(Row(email: email, order: order))
             } else {
@@ -187,6 +216,12 @@ public struct MailListWindow: Hashable, Sendable {
         if keep {
             pages[page] = rows
             counts[page] = rows.count
+            // The page's listed messages it left out (marked deleted) come back with it.
+            let returned = Set(emails.lazy.map(\.id))
+            for id in list.ids[min(base, list.ids.count)..<min(list.ids.count, base + pageSize)]
+            where !returned.contains(id) && !pinnedIDs.contains(id) {
+                hidden[id] = .counted(page: page)
+            }
         }
         changed()
     }
@@ -252,10 +287,93 @@ public struct MailListWindow: Hashable, Sendable {
         changed()
     }
 
+    /// Listed message `id`, whose row is not held, was pinned: it joins the Pinned section
+    /// (with `row` when the caller holds it elsewhere, else its row is fetched by UID when in
+    /// view), and its page counts it no more.
+    package mutating func pinNotHeld(_ id: Email.ID, row: Email?) {
+        guard pinnedSection, !pinnedIDs.contains(id), hidden[id] == nil, position(of: id) == nil,
+            let order = indexInList(id)
+        else { return }
+        let page = order / pageSize
+        guard pages[page] == nil else { return }
+        if counts[page] > 0 { counts[page] -= 1 }
+        if let row, row.isPinned {
+            insertPinned(Row(email: row, order: order))
+        } else {
+            pinned.insert(PinnedEntry(id: id, order: order), at: pinnedInsertionIndex(order))
+            pinnedIDs.insert(id)
+        }
+        changed()
+    }
+
+    private mutating func indexInList(_ id: Email.ID) -> Int? {
+        if listIndex == nil {
+            var index: [Email.ID: Int] = [:]
+            index.reserveCapacity(list.ids.count)
+            for (order, listed) in list.ids.enumerated() { index[listed] = order }
+            listIndex = index
+        }
+        return listIndex?[id]
+    }
+
+    /// Whether message `id` was marked deleted since the listing (and is out of the list).
+    public func isHidden(_ id: Email.ID) -> Bool { hidden[id] != nil }
+
+    /// Takes message `id`, marked deleted elsewhere, out of the list as a listing would, held or
+    /// not (a page not held counts one less); ``unhide(_:_:)`` puts it back.
+    package mutating func hide(_ id: Email.ID) {
+        guard hidden[id] == nil else { return }
+        if pinnedIDs.contains(id) && pinnedRows[id] == nil {
+            guard let index = pinned.firstIndex(where: { $0.id == id }) else { return }
+            hidden[id] = .pinned(order: pinned.remove(at: index).order)
+            pinnedIDs.remove(id)
+        } else if let row = removeAnywhere(id) {
+            hidden[id] = .row(row)
+        } else if let index = indexInList(id) {
+            let page = index / pageSize
+            guard pages[page] == nil, counts[page] > 0 else { return }
+            counts[page] -= 1
+            hidden[id] = .counted(page: page)
+        } else {
+            return
+        }
+        changed()
+    }
+
+    /// Puts message `id` back where it was when it was hidden (its mark deleted cleared), changed
+    /// by `change` (its new flags). A message a fetched page left out (marked deleted then) is
+    /// hidden too: its page, when held, is dropped to be fetched again with it.
+    package mutating func unhide(_ id: Email.ID, _ change: (inout Email) -> Void) {
+        guard let spot = hidden.removeValue(forKey: id) else { return }
+        switch spot {
+        case .row(var row):
+            change(&row.email)
+            place(row)
+        case .pinned(let order):
+            if pinnedSection {
+                let index = pinnedInsertionIndex(order)
+                pinned.insert(PinnedEntry(id: id, order: order), at: index)
+                pinnedIDs.insert(id)
+            }
+        case .counted(let page):
+            if pages[page] == nil {
+                counts[page] += 1
+            } else {
+                // Its page came in while it was hidden: fetched again, it shows the message.
+                drop(page: page)
+            }
+        }
+        changed()
+    }
+
     /// Removes messages expunged elsewhere, held or not (a page not held counts one less for
     /// each of its messages among them).
     package mutating func remove(_ ids: Set<Email.ID>) {
         guard !ids.isEmpty else { return }
+        // A hidden message is out of the counts already.
+        var ids = ids
+        for id in ids where hidden.removeValue(forKey: id) != nil { ids.remove(id) }
+        guard !ids.isEmpty else { return changed() }
         var found = 0
         let pinnedGone = pinnedIDs.intersection(ids)
         for id in ids where removeAnywhere(id) != nil { found += 1 }

@@ -1,14 +1,16 @@
 import MailSearch
 
-/// `mailsearch list`: the newest messages of the mailbox, pinned ones first (as the inbox shows
-/// them), with progress on a terminal when there are thousands.
+/// `mailsearch list`: the mailbox as the inbox lists it (every pinned message first, then the
+/// rest, newest first), the first --limit rows, with progress on a terminal when there are
+/// thousands.
 public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "list",
-        abstract: "The newest messages, pinned ones first.",
+        abstract: "The inbox's first rows: every pinned message, then the newest.",
         discussion: """
-            Lists the newest --limit messages of the mailbox (messages marked deleted are left
-            out); the pinned ones among them come first, then the rest, newest first.
+            Lists the first --limit rows of the mailbox as the inbox shows it (messages marked
+            deleted are left out): every pinned message of the mailbox first, then the rest,
+            newest first.
             """,
         options: [Listing.limitOption, Listing.jsonOption] + AccountOptions.definitions)
 
@@ -24,9 +26,6 @@ public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
 
     public func validate() throws(UsageError) { try account.validate() }
 
-    /// `is:pinned`: the messages carrying the mailbox's pin flag.
-    static let pinnedQuery = Query.term(.flag(.pinned))
-
     public func run(context: CommandContext) async throws(CommandFailure) {
         let (limit, json) = (limit, json)
         // The people index is saved while the session logs out.
@@ -36,14 +35,13 @@ public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
             (open) throws(CommandFailure) -> Task<Void, Never> in
             let shown: MessageList
             do throws(MailServiceError) {
+                // The listing says which are pinned (one UID SEARCH of the pin flag in the same
+                // flight), so the rows stream in the inbox's order.
                 let list = try await open.service.listing()
-                // The pinned ones among the newest `limit` come first: the server says which
-                // they are (one UID SEARCH of the pin flag), so the listing can stream.
-                let pinned = Set(try await open.service.searching(Self.pinnedQuery).list.ids)
-                let newest = list.ids.prefix(limit)
+                let pinned = Set(list.pinned)
                 shown = MessageList(
-                    ids: newest.filter(pinned.contains) + newest.filter { !pinned.contains($0) }, total: list.total,
-                    hidesDeleted: list.hidesDeleted)
+                    ids: Array((list.pinned + list.ids.lazy.filter { !pinned.contains($0) }).prefix(limit)),
+                    total: list.total, hidesDeleted: list.hidesDeleted)
             } catch {
                 throw Failures.working(error)
             }

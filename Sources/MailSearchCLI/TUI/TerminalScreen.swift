@@ -98,8 +98,10 @@ package struct TerminalScreen: Hashable, Sendable {
 
     /// A list's selection and scroll position.
     package struct ListPosition: Hashable, Sendable {
-        /// The selected message; nil when the list is empty, or the selected row's page is not
-        /// loaded yet (it is then the message at `index` once it is).
+        /// The selected message; nil when the list is empty, or when the keys moved to a row
+        /// whose page is not loaded yet (it is then the message at `index` once it is). A
+        /// message selected before its row went away with a new listing (`R`) stays selected
+        /// while its page loads, and the selection follows it to where it now is.
         package var selected: Email.ID?
         /// The selected message's index among the list's messages.
         package var index = 0
@@ -437,11 +439,21 @@ package struct TerminalScreen: Hashable, Sendable {
         // the held rows) only when it is not.
         let inPlace = position.selected != nil && window[position.index]?.id == position.selected
         if !inPlace, let selected = position.selected, let index = window.position(of: selected) {
+            // Rows came or went above it (a message pinned or unpinned, a refresh): scrolled into
+            // the list, the view moves with it, so the message stays on its row of the screen
+            // (and comes back to the same view when they go again); at the top, what is new
+            // shows above it.
+            if position.top > 0 {
+                position.top += rows.row(ofMessage: index) - rows.row(ofMessage: position.index)
+            }
             position.index = index
         } else {
             position.index = min(max(position.index, 0), window.count - 1)
         }
-        position.selected = window[position.index]?.id
+        // A selected message whose row is not loaded yet (a refresh's new listing) stays
+        // selected at its old index until its page comes; a message that is gone gives way to
+        // the one now at its index.
+        position.selected = window[position.index]?.id ?? (inPlace ? nil : position.selected)
         let visible = max(1, layout.bodyRows)
         let row = rows.row(ofMessage: position.index)
         // The section title above the first message of a section comes into view with it.

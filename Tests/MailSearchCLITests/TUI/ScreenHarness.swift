@@ -11,7 +11,8 @@ final class ScreenHarness {
     /// The moment the sample mail is dated from: 2024-03-15 12:00 UTC.
     nonisolated static let now = Date(timeIntervalSince1970: 1_710_504_000)
 
-    let service: InMemoryMailService
+    /// The in-memory service, when the harness runs over one (nil over another service).
+    let service: InMemoryMailService!
     let model: InboxViewModel
     private(set) var screen: TerminalScreen
     /// The messages the screen asked to fetch for the reader.
@@ -25,6 +26,13 @@ final class ScreenHarness {
     ) {
         self.service = service
         model = InboxViewModel(service: service, history: .memory(history), pageSize: pageSize)
+        screen = TerminalScreen(size: size)
+    }
+
+    /// A harness over another service (a real server's).
+    init(mailService: any MailService, size: TerminalSize = .init(width: 80, height: 24), pageSize: Int = 50) {
+        service = nil
+        model = InboxViewModel(service: mailService, history: .memory([]), pageSize: pageSize)
         screen = TerminalScreen(size: size)
     }
 
