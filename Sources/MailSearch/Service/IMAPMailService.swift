@@ -613,6 +613,14 @@ public actor IMAPMailService: MailService {
         await writing?.value
     }
 
+    /// `30 s`, `0.5 s`.
+    static func spoken(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(seconds) s" }
+        let tenths = (Double(seconds) + Double(attoseconds) / 1e18) * 10
+        return "\(Double(tenths.rounded()) / 10) s"
+    }
+
     private func broadcast(_ event: MailServiceEvent) {
         for watcher in watchers.withLock({ $0.values }) { watcher.yield(event) }
     }
@@ -680,8 +688,13 @@ public actor IMAPMailService: MailService {
                 broadcast(.alert(text))
             }
         case .reconnecting(let attempt, let reason):
+            // Two lines at most for one outage: the loss, then (if it lasts until the waits reach
+            // their longest) that the service is offline and how often it tries; a watcher shows
+            // the latest until the connection is back.
             if attempt == 1 {
-                broadcast(.connectionLost("the connection to the server was lost (\(reason.message)); reconnecting"))
+                broadcast(.connectionLost("Connection lost (\(reason.message)); reconnecting"))
+            } else if reconnectPolicy.retriesForever, attempt == max(2, reconnectPolicy.firstAttemptAtMaximumDelay) {
+                broadcast(.connectionLost("Offline: retrying every \(Self.spoken(reconnectPolicy.maximumDelay))"))
             }
         case .reconnected(let report):
             let previous = selected

@@ -1016,8 +1016,12 @@ package struct InboxScreen: Hashable, Sendable {
             notice = InboxNotice(.reloaded, "Reloading: \(reason).")
             return reload()
         case .connectionLost(let reason):
+            // The first word of an outage is a notice; a later one (offline, retrying) replaces
+            // it, or, once the person dismissed it, only the status.
+            let wasReconnecting: Bool
+            if case .reconnecting = connection { wasReconnecting = true } else { wasReconnecting = false }
             connection = .reconnecting(reason)
-            notice = InboxNotice(.connection, reason)
+            if !wasReconnecting || notice?.kind == .connection { notice = InboxNotice(.connection, reason) }
             return []
         case .connectionRestored:
             switch connection {

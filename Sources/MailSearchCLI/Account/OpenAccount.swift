@@ -19,6 +19,24 @@ struct OpenAccount: Sendable {
     static let oneShotReconnects = MailboxConnection.ReconnectPolicy(
         initialDelay: .milliseconds(100), maximumDelay: .seconds(1), maximumAttempts: 2)
 
+    /// `--retry-every`: how often a long-lived command (`tui`, `watch`) tries again while the
+    /// server cannot be reached.
+    static let retryOption = OptionDefinition.option(
+        "retry-every", value: "seconds",
+        help: "While the server cannot be reached, try again this often (default 30, at most 3600).")
+
+    /// How a long-lived command reconnects: quickly at first, then every `seconds` (30 unless
+    /// set with --retry-every), for as long as it runs.
+    static func longLivedReconnects(
+        _ arguments: ParsedArguments
+    ) throws(UsageError)
+        -> MailboxConnection
+        .ReconnectPolicy
+    {
+        let seconds = try arguments.integer("retry-every", in: 1...3600) ?? 30
+        return .untilClosed(retryingEvery: .seconds(seconds))
+    }
+
     /// Resolves `options`, gets the secret, connects, logs in and opens the mailbox.
     ///
     /// - Throws: the failure with the exit code of specs/cli.md: 64 for a missing account or

@@ -18,13 +18,17 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
             p Pin/Unpin, / searches the server (recent searches and suggestions while typing;
             Tab or arrows and Enter take a suggestion; Esc returns to the inbox as it was),
             R checks for mail, ? shows every key, q quits. Needs a terminal; no colours with
-            NO_COLOR set.
+            NO_COLOR set. A lost connection is tried again for as long as the screen is open
+            (the status row says "Offline: retrying every 30 s" until it is back).
             """,
-        options: AccountOptions.definitions)
+        options: [OpenAccount.retryOption] + AccountOptions.definitions)
 
     public var account: AccountOptions
+    /// How the connection is re-established (--retry-every).
+    var reconnects: MailboxConnection.ReconnectPolicy
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        reconnects = try OpenAccount.longLivedReconnects(arguments)
         account = try AccountOptions(parsing: arguments)
     }
 
@@ -38,8 +42,7 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         }
         let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         // The screen stays open for as long as a person likes: reconnect as `watch` does.
-        let open = try await OpenAccount.open(
-            account, context: context, reconnectPolicy: MailboxConnection.ReconnectPolicy())
+        let open = try await OpenAccount.open(account, context: context, reconnectPolicy: reconnects)
         let history = InboxViewModel.HistoryStorage.file(
             account: open.settings.historyKey,
             directory: SearchHistory.defaultDirectory(environment: context.environment))

@@ -14,14 +14,21 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
             Prints one line per change: "new: <row>", "expunged: UID n", "changed: UID n is
             read, pinned (flags)", and the connection's state ("connection: ..."). With --json,
             one object per change with an "event" key. The first line says what is watched.
+            A lost connection is tried again for as long as watch runs ("connection: Offline:
+            retrying every 30 s" while the server cannot be reached, "connection: reconnected"
+            when it is back); a refused login or certificate ends it.
             """,
-        options: [.flag("json", help: "Print one JSON object per change.")] + AccountOptions.definitions)
+        options: [.flag("json", help: "Print one JSON object per change."), OpenAccount.retryOption]
+            + AccountOptions.definitions)
 
     public var json: Bool
     public var account: AccountOptions
+    /// How the connection is re-established (--retry-every).
+    var reconnects: MailboxConnection.ReconnectPolicy
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         json = arguments.flag("json")
+        reconnects = try OpenAccount.longLivedReconnects(arguments)
         account = try AccountOptions(parsing: arguments)
     }
 
@@ -38,7 +45,7 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
         let sources = signals.startCatching()
         defer { TerminationSignals.stopCatching(sources) }
         let json = json
-        try await OpenAccount.with(account, context: context, reconnectPolicy: MailboxConnection.ReconnectPolicy()) {
+        try await OpenAccount.with(account, context: context, reconnectPolicy: reconnects) {
             (open) throws(CommandFailure) in
             let events = open.service.events()
             let count: Int

@@ -307,7 +307,7 @@ package struct InboxRenderer {
         switch screen.mode {
         case .inbox, .help, .reader:
             switch snapshot.connection {
-            case .reconnecting(let reason): parts.append("Reconnecting (\(reason))...")
+            case .reconnecting(let state): parts.append(state)
             case .failed(let reason) where snapshot.emailsListState != .error(reason):
                 parts.append("Offline: \(reason)")
             case .closed, .opening, .open, .failed: break

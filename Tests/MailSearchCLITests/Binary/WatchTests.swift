@@ -62,6 +62,37 @@ struct WatchTests {
         #expect(watchSession.transcript.contains { $0.direction == .client && $0.text.hasSuffix(" LOGOUT") })
     }
 
+    /// An outage longer than any count of attempts: every login refused with BYE twelve times
+    /// in a row (the old policy gave up after eight). watch says it is offline in one line,
+    /// keeps trying every second (--retry-every 1), and says when it is back.
+    @Test func aLongOutageIsWaitedOutAndSaidInOneLine() async throws {
+        var faults: FaultPlan = [
+            FaultRule(trigger: .command("IDLE", occurrence: 1), fault: .respond(.bye, text: "restarting"))
+        ]
+        for occurrence in 2...13 {
+            for command in ["LOGIN", "AUTHENTICATE"] {
+                faults.rules.append(
+                    FaultRule(trigger: .command(command, occurrence: occurrence), fault: .respond(.bye, text: "down")))
+            }
+        }
+        let account = try await MockAccount.start(faults: faults)
+        defer { Task { await account.stop() } }
+        let watch = try ToolProcess.start(
+            account.plainArguments + ["watch", "--retry-every", "1"], environment: account.environment)
+        #expect(await watch.waitForLine { $0.hasPrefix("Watching INBOX") } != nil, "\(watch.outputLines)")
+        let back = await watch.waitForLine { $0 == "connection: reconnected" }
+        #expect(back != nil, "\(watch.outputLines)")
+        let refused = account.server.faults.fired.filter { $0.command.uppercased() != "IDLE" }.count
+        #expect(refused == 12, "\(account.server.faults.fired)")
+        let said = watch.outputLines.filter { $0.hasPrefix("connection: ") }
+        #expect(said.count == 3, "\(said)")
+        #expect(said.first?.hasPrefix("connection: Connection lost (") == true, "\(said)")
+        #expect(said.dropFirst().first == "connection: Offline: retrying every 1 s", "\(said)")
+        watch.send(SIGINT)
+        let result = await watch.finished()
+        #expect(result.status == 0, "\(result)")
+    }
+
     @Test func jsonEventsAndAReconnectAfterTheServerSaysBye() async throws {
         let account = try await MockAccount.start(
             faults: [FaultRule(trigger: .command("IDLE", occurrence: 1), fault: .respond(.bye, text: "restarting"))])

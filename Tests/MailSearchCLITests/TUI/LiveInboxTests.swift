@@ -106,6 +106,28 @@ struct LiveInboxTests {
         await service.close()
     }
 
+    /// A long outage: one notice when the connection is lost; once dismissed, the status row
+    /// says what the service says (offline, how often it retries), in its words only; back
+    /// online, the row is the inbox's again.
+    @Test func anOutageIsOneNoticeThenOnePlainStatusLine() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        let status = { harness.lines[22].trimmingCharacters(in: .whitespaces) }
+        harness.service.announce(.connectionLost("Connection lost (reset by peer); reconnecting"))
+        await harness.waitUntil { $0.notice != nil }
+        #expect(harness.text.contains("Connection lost (reset by peer); reconnecting"))
+        harness.press(.escape)
+        #expect(harness.screen.snapshot.notice == nil)
+        #expect(status() == "Connection lost (reset by peer); reconnecting · 4 unread", "\(harness.text)")
+        harness.service.announce(.connectionLost("Offline: retrying every 30 s"))
+        await harness.waitUntil { $0.connection == .reconnecting("Offline: retrying every 30 s") }
+        #expect(harness.screen.snapshot.notice == nil, "dismissed stays dismissed")
+        #expect(status() == "Offline: retrying every 30 s · 4 unread", "\(harness.text)")
+        harness.service.announce(.connectionRestored)
+        await harness.waitUntil { $0.connection == .open }
+        #expect(status() == "Updated just now · 4 unread", "\(harness.text)")
+    }
+
     @Test func thePinnedSectionHoldsEveryPinnedMessageFromTheStart() async {
         // Pinned: the sample's two (Snape, Hagrid) and three far down the mailbox.
         let harness = ScreenHarness(
