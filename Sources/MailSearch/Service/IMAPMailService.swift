@@ -45,6 +45,10 @@ public actor IMAPMailService: MailService {
     private let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
     private let nextWatcher = Atomic<UInt64>(0)
     private var others: OtherMailboxes
+    /// Where searches of the open mailbox run when they have a connection of their own (nil:
+    /// on ``connection``).
+    private var lane: SearchLane?
+    private let searchesOnOwnConnection: Bool
     /// Listings of at least this many messages hand a guess of their first page over before the
     /// server has sorted them (``list(pageSize:provisional:)``).
     private let provisionalListingMinimum: Int
@@ -55,13 +59,17 @@ public actor IMAPMailService: MailService {
 
     /// A service for `mailbox` of the account `credentials` log in to. With `summaryCache`, the
     /// messages a page or listing shows are kept there, and shown again with only their flags
-    /// fetched (``SummaryCache``).
+    /// fetched (``SummaryCache``). With `searchesOnOwnConnection`, searches of the mailbox run
+    /// on a second connection that a cancelled search gives up, so a search left for another
+    /// never holds up the next one or a page (a screen where people type; ``SearchLane``).
     public init(
         configuration: IMAPConfiguration, credentials: Credentials, mailbox: String = "INBOX",
         flagPolicy: FlagPolicy = FlagPolicy(), reconnectPolicy: MailboxConnection.ReconnectPolicy = .init(),
         timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() },
-        provisionalListingMinimum: Int = 2000, summaryCache: SummaryCache? = nil
+        provisionalListingMinimum: Int = 2000, summaryCache: SummaryCache? = nil,
+        searchesOnOwnConnection: Bool = false
     ) {
+        self.searchesOnOwnConnection = searchesOnOwnConnection
         self.provisionalListingMinimum = provisionalListingMinimum
         self.summaryCache = summaryCache
         self.configuration = configuration
@@ -267,8 +275,25 @@ public actor IMAPMailService: MailService {
         -> MessageList
     {
         let found: SearchResult
-        do { found = try await connection.search(compiled.programKeys) } catch { throw MailServiceError(error) }
+        do {
+            if searchesOnOwnConnection {
+                found = try await searchLane().search(compiled.programKeys)
+            } else {
+                found = try await connection.search(compiled.programKeys)
+            }
+        } catch {
+            throw MailServiceError(error)
+        }
         return MessageList(ids: ids(found.uids, in: await current(description)), total: found.count)
+    }
+
+    private func searchLane() -> SearchLane {
+        if let lane { return lane }
+        let made = SearchLane(
+            configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
+            policy: reconnectPolicy.retriesForever ? .init() : reconnectPolicy)
+        lane = made
+        return made
     }
 
     /// The mailbox as the connection has it selected now: a call retried after a reconnect may
@@ -591,7 +616,8 @@ public actor IMAPMailService: MailService {
         // connection, and the service then never listened again).
         pump?.cancel()
         pump = nil
-        let closing = (connection, others)
+        let closing = (connection, others, lane)
+        lane = nil
         // A later call opens the mailbox again on a new connection.
         connection = MailboxConnection(
             configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
@@ -610,6 +636,7 @@ public actor IMAPMailService: MailService {
         let writing = caching
         await closing.0.close()
         await closing.1.close()
+        await closing.2?.close()
         await writing?.value
     }
 

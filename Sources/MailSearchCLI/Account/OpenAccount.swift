@@ -43,7 +43,7 @@ struct OpenAccount: Sendable {
     ///   secret, 69 unreachable or TLS, 77 login refused, 75 NO/BAD or a broken connection.
     static func open(
         _ options: AccountOptions, context: CommandContext,
-        reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects
+        reconnectPolicy: MailboxConnection.ReconnectPolicy = oneShotReconnects, searchesOnOwnConnection: Bool = false
     ) async throws(CommandFailure) -> OpenAccount {
         let environment = context.environment
         // OpenSSL's one-time set-up runs beside reading the settings, files and secret, and on
@@ -84,7 +84,8 @@ struct OpenAccount: Sendable {
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
-            timeZone: LocalZone.system.currentTimeZone(), summaryCache: cache)
+            timeZone: LocalZone.system.currentTimeZone(), summaryCache: cache,
+            searchesOnOwnConnection: searchesOnOwnConnection)
         do {
             let mailbox = try await service.open()
             await warmedUp

@@ -42,7 +42,9 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         }
         let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         // The screen stays open for as long as a person likes: reconnect as `watch` does.
-        let open = try await OpenAccount.open(account, context: context, reconnectPolicy: reconnects)
+        // Searches on a connection of their own: one left with Esc never holds up the next.
+        let open = try await OpenAccount.open(
+            account, context: context, reconnectPolicy: reconnects, searchesOnOwnConnection: true)
         let history = InboxViewModel.HistoryStorage.file(
             account: open.settings.historyKey,
             directory: SearchHistory.defaultDirectory(environment: context.environment))
