@@ -64,6 +64,7 @@ public struct HTMLReadableText {
     private var lists: [List] = []
     /// The marker (`• `, `3. `) the next line starts with: a list item just opened.
     private var pendingMarker: [UInt8]?
+    /// The open link (at most one).
     private var links: [Link] = []
     /// Cells seen in the current table row.
     private var cellsInRow = 0
@@ -132,6 +133,9 @@ public struct HTMLReadableText {
             "figcaption", "caption", "form", "fieldset", "details", "summary", "tbody", "thead", "tfoot":
             requestBreaks(1)
         case "a":
+            // Links do not nest: a new one ends the open one (so each output byte is in at most
+            // one link's text, and comparing texts with URLs stays linear).
+            if let open = links.popLast() { endLink(open) }
             let url = (tag.attribute("href") ?? "").trimmingASCIISpaces
             links.append(Link(url: url, textStart: output.count))
         case "img":
@@ -176,8 +180,10 @@ public struct HTMLReadableText {
         else { return }
         let text = String(decoding: output[link.textStart...], as: UTF8.self).trimmingASCIISpaces
         guard !text.isEmpty, Self.comparable(text) != Self.comparable(url) else { return }
+        let spacesAfterText = pendingSpaces  // white space in the link's text, before it ended
         pendingSpaces = max(pendingSpaces, 1)
         appendVisible(Array("<\(url)>".utf8))
+        pendingSpaces = spacesAfterText
     }
 
     /// A URL or link text as a person compares them: without `mailto:`, `http://`, `https://`,

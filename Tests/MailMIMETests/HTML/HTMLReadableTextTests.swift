@@ -38,6 +38,11 @@ import Testing
         ("<a href=\"https://example.com/\">https://example.com</a>", "https://example.com\n"),
         ("<a href=\"mailto:ann@example.com\">ann@example.com</a>", "ann@example.com\n"),
         ("<a href=\"#top\">top</a> <a href=\"javascript:go()\">go</a>", "top go\n"),
+        // A link opened inside another ends it, as in a browser.
+        (
+            "<a href=\"https://a.example/1\">one <a href=\"https://b.example/2\">two</a>",
+            "one <https://a.example/1> two <https://b.example/2>\n"
+        ),
         // Images: alt text in brackets, none without it (tracking pixels).
         (
             "<a href=\"https://shop.example\"><img src=\"logo.png\" alt=\"Shop\"></a><img src=\"t.gif\" alt=\"\">",
