@@ -1,6 +1,6 @@
 import IMAPClient
 import IMAPCore
-import MailMIME
+public import MailMIME
 
 /// One message opened for reading (`mailsearch show`): its row, the header fields a reader
 /// wants, and the text of its body.
@@ -24,16 +24,22 @@ public struct MessageContent: Hashable, Sendable {
     /// From, To, Cc, Date and Subject, in that order, those the message has.
     public var headers: [HeaderField]
     /// The text of the first `text/plain` part that is not an attachment, else the text of the
-    /// first `text/html` part; "" when there is neither.
+    /// first `text/html` part laid out for reading; "" when there is neither. Line breaks are
+    /// `\n` (``ReadableMessage``).
     public var text: String
+    /// The files, images and forwarded messages, in order (``ReadableMessage``).
+    public var attachments: [MessageAttachment]
     /// Whether the message was larger than what was fetched, so the text may be cut short.
     public var isTruncated: Bool
 
     /// A message's content.
-    public init(email: Email, headers: [HeaderField], text: String, isTruncated: Bool) {
+    public init(
+        email: Email, headers: [HeaderField], text: String, attachments: [MessageAttachment] = [], isTruncated: Bool
+    ) {
         self.email = email
         self.headers = headers
         self.text = text
+        self.attachments = attachments
         self.isTruncated = isTruncated
     }
 }
@@ -73,28 +79,9 @@ extension IMAPMailService {
             headers.append(
                 MessageContent.HeaderField(name: name, value: parsed.header.decodedValue(name) ?? field.value))
         }
+        let readable = ReadableMessage(parsed, totalSize: email.size)
         return MessageContent(
-            email: email, headers: headers, text: Self.readableText(of: parsed), isTruncated: isTruncated)
-    }
-
-    /// The text a reader sees: the first `text/plain` part that is not an attachment (outside
-    /// encapsulated messages), else the first such `text/html` part reduced to its text.
-    static func readableText(of message: MIMEMessage) -> String {
-        var plain: MIMEPart?
-        var html: MIMEPart?
-        func visit(_ part: MIMEPart) {
-            switch part.kind {
-            case .multipart: part.children.forEach(visit)
-            case .message: return
-            case .single:
-                guard part.contentType.isText, !AttachmentRule.isAttachment(part) else { return }
-                if part.contentType.subtype == "plain", plain == nil { plain = part }
-                if part.contentType.subtype == "html", html == nil { html = part }
-            }
-        }
-        visit(message.root)
-        if let plain, let text = plain.text(in: message) { return text }
-        if let html, let text = html.text(in: message) { return HTMLText.text(of: text) }
-        return ""
+            email: email, headers: headers, text: readable.text, attachments: readable.attachments,
+            isTruncated: isTruncated)
     }
 }

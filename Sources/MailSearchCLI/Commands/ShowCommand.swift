@@ -1,4 +1,5 @@
 import JSONText
+import MailMIME
 import MailSearch
 
 /// `mailsearch show <uid>`: the headers and text body of one message, fetched with
@@ -6,9 +7,9 @@ import MailSearch
 public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "show",
-        abstract: "Headers and the text body of one message; never marks it read.",
+        abstract: "Headers, text body and attachment list of one message; never marks it read.",
         arguments: [ArgumentDefinition(name: "uid", help: "The message's UID, as search and list show it.")],
-        options: [.flag("json", help: "Print the message as one JSON object, with its text.")]
+        options: [.flag("json", help: "Print the message as one JSON object, with its text and attachments.")]
             + AccountOptions.definitions)
 
     public var uid: UInt32
@@ -43,6 +44,7 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
             if json {
                 var object = EmailJSON.object(content.email)
                 object.append("text", .string(content.text))
+                object.append("attachments", .array(content.attachments.map(Self.json)))
                 var bytes: [UInt8] = []
                 JSONWriter.write(.object(object), into: &bytes)
                 context.standardOutput.write(bytes + [UInt8(ascii: "\n")])
@@ -52,9 +54,23 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
         }
     }
 
+    /// `{"name":...,"type":...,"size":...,"sizeIsApproximate":...}`; the name is null when
+    /// there is none.
+    static func json(_ attachment: MessageAttachment) -> JSONValue {
+        .object([
+            "name": .string(attachment.name), "type": .string(attachment.mimeType),
+            "size": .integer(Int64(attachment.size)), "sizeIsApproximate": .bool(attachment.isSizeApproximate),
+        ])
+    }
+
     /// The message for a person: the header fields, a blank line, the text (control characters
-    /// taken out), and a note when it was too large to fetch whole; ends with a newline. The
-    /// terminal UI's reader shows the same.
+    /// taken out), the attachments when there are any, and a note when it was too large to
+    /// fetch whole; ends with a newline. The terminal UI's reader shows the same.
+    ///
+    /// ```
+    /// Attachments:
+    ///   report.pdf  application/pdf  48.2 KB
+    /// ```
     static func text(of content: MessageContent) -> String {
         var text = ""
         for field in content.headers {
@@ -62,6 +78,14 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
         }
         text += "\n" + TerminalText.sanitized(content.text, keepingLines: true)
         if !text.hasSuffix("\n") { text += "\n" }
+        if !content.attachments.isEmpty {
+            if !content.text.isEmpty { text += "\n" }
+            text += "Attachments:\n"
+            for attachment in content.attachments {
+                let name = attachment.name.map { TerminalText.sanitized($0) } ?? "(no name)"
+                text += "  \(name)  \(TerminalText.sanitized(attachment.mimeType))  \(attachment.sizeDescription)\n"
+            }
+        }
         if content.isTruncated {
             text +=
                 "[the message is larger than \(IMAPMailService.largestShownMessage >> 20) MiB; the rest is not shown]\n"

@@ -174,10 +174,11 @@ struct MockCommandTests {
         let json = try await ToolProcess.run(
             account.tlsArguments + ["show", "--json", "\(uid)"], environment: account.environment)
         #expect(json.status == 0)
-        #expect(topLevelKeys(try #require(json.lines.first)) == emailKeys + ["text"])
+        #expect(topLevelKeys(try #require(json.lines.first)) == emailKeys + ["text", "attachments"])
         #expect(
             try jsonObject(json.lines[0])["text"] as? String
-                == "To the well-organized mind, death is but the next great adventure.\r\n")
+                == "To the well-organized mind, death is but the next great adventure.\n")
+        #expect((try jsonObject(json.lines[0])["attachments"] as? [Any])?.isEmpty == true)
 
         let missing = try await ToolProcess.run(
             account.tlsArguments + ["show", "999999"], environment: account.environment)

@@ -102,8 +102,9 @@ public enum HTMLText {
     }
 
     /// Decodes the character reference after an `&` (`amp;`, `#233;`, `#xE9;`); an unknown name
-    /// is dropped, a reference without `;` within 10 characters keeps its text.
-    private static func decodeReference(_ input: [UInt8], at index: inout Int, into output: inout [UInt8]) {
+    /// is dropped, a reference without `;` within 10 characters keeps its text. Shared with
+    /// ``HTMLReadableText``, so both read references alike.
+    static func decodeReference(_ input: [UInt8], at index: inout Int, into output: inout [UInt8]) {
         var end = index
         while end < input.count, end - index < 10, input[end] != UInt8(ascii: ";"),
             ![0x20, 0x09, 0x0D, 0x0A].contains(input[end])
