@@ -59,9 +59,12 @@ package struct InboxRenderer {
         var cursorColumn: Int?
         switch screen.mode {
         case .reader:
+            right = "q Back "
+            // A long subject is cut so the way back always shows.
+            let room = width - TerminalText.width(of: right) - 2
             let subject = screen.actionTarget.map { Self.subject(of: $0) } ?? "Message"
             left.append(" " + subject, bar.with(bold: true))
-            right = "q Back "
+            left = left.truncated(to: max(0, room), ellipsis: true)
         case .help:
             left.append(" Keys", bar.with(bold: true))
             right = "any key closes "

@@ -313,7 +313,7 @@ struct TUITests {
             case .terminate: kill(try await tmux.programID(), SIGTERM)
             }
             let ended = try await tmux.finished()
-            #expect(ended.status == 0)
+            #expect(ended.status == (ending == .terminate ? 128 + SIGTERM : 0), "SIGTERM: 143, as shells expect")
             #expect(ended.before == ended.after, "stty -a before:\n\(ended.before)\nafter:\n\(ended.after)")
             #expect(ended.before.contains("icanon") && ended.before.contains(" echo"))
             // The shell's screen is back: the inbox was on the alternate screen.
@@ -472,7 +472,7 @@ struct TUITests {
                 try await tmux.press("q")
             }
             let ended = try await tmux.finished()
-            #expect(ended.status == 0)
+            #expect(ended.status == (failure == .terminatedWhileLoading ? 128 + SIGTERM : 0))
             #expect(ended.before == ended.after, "stty -a before:\n\(ended.before)\nafter:\n\(ended.after)")
             #expect(ended.before.contains("icanon") && ended.before.contains(" echo"))
             let screen = try await tmux.screen()

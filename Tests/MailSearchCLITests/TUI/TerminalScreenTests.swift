@@ -320,6 +320,24 @@ struct TerminalScreenTests {
         #expect(harness.screen.field.cursor == 0)
     }
 
+    @Test func aLongSubjectLeavesTheReadersWayBackInView() async {
+        let long = String(repeating: "Very long subject ", count: 28)
+        let email = Email(
+            id: Email.ID(mailbox: "INBOX", uidValidity: 1, uid: 7),
+            from: Email.Person(name: "Sender", address: "sender@example.com"), subject: long,
+            date: ScreenHarness.now, preview: "Text", flags: [])
+        let harness = ScreenHarness(
+            service: InMemoryMailService(emails: [email], now: { ScreenHarness.now }),
+            size: .init(width: 80, height: 24))
+        await harness.start()
+        harness.press(.enter)
+        #expect(harness.screen.mode == .reader)
+        #expect(harness.lines[0].hasSuffix("q Back"), "\(harness.lines[0])")
+        #expect(harness.lines[0].hasPrefix(" Very long subject"))
+        #expect(harness.lines[0].contains("…"))
+        #expect(FrameLine(harness.lines[0]).width <= 80)
+    }
+
     @Test func tabCompletesWithoutSearching() async {
         let harness = ScreenHarness()
         await harness.start()
