@@ -21,10 +21,12 @@ public enum JSONReader {
         public let offset: Int
     }
 
-    /// The value of the whole of `bytes`.
+    /// The value of the whole of `bytes`. A UTF-8 byte order mark before it is skipped (RFC 8259
+    /// section 8.1 lets a reader ignore one; editors on Windows write it); offsets still count it.
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue in
             var cursor = Cursor(bytes: buffer)
+            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { cursor.position = 3 }
             let value = try cursor.value(depth: 0)
             cursor.skipWhiteSpace()
             guard cursor.position == buffer.count else { throw cursor.failure("text after the value") }

@@ -51,6 +51,9 @@ public struct AccountOptions: Hashable, Sendable {
         .flag("no-cache", help: "Fetch every message whole; neither read nor fill the message cache."),
     ]
 
+    /// The longest `--timeout`, in seconds: a day.
+    public static let maximumTimeout = 86400.0
+
     /// No options given.
     public init() {
         insecurePlaintext = false
@@ -81,8 +84,10 @@ public struct AccountOptions: Hashable, Sendable {
         debug = arguments.flag("debug")
         noCache = arguments.flag("no-cache")
         if let text = arguments.value("timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 86400 else {
-                throw UsageError("--timeout expects a number of seconds above 0, not \"\(text)\"")
+            guard let seconds = Double(text), seconds > 0, seconds <= Self.maximumTimeout else {
+                throw UsageError(
+                    "--timeout expects a number of seconds above 0 and at most \(Int(Self.maximumTimeout)) (a day), not \"\(text)\""
+                )
             }
             timeout = seconds
         }

@@ -80,6 +80,12 @@ struct AccountSettings: Hashable, Sendable {
                 "no account given; pass --host and --user, --account NAME (from config.json), or --demo to try the demo mailbox",
                 exitCode: .usageError)
         }
+        guard !host.allSatisfy(\.isWhitespace) else {
+            let place = accountName.map { "the account \"\($0)\" in \(file?.path ?? "the config file")" } ?? "--host"
+            throw CommandFailure(
+                "\(place) gives an empty host; write the IMAP server's name, like imap.example.com",
+                exitCode: .usageError)
+        }
         guard let user = options.user ?? entry.user, !user.isEmpty else {
             throw CommandFailure(
                 "no user name for \(host); pass --user (often your email address)", exitCode: .usageError)

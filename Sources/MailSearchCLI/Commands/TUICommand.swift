@@ -6,7 +6,8 @@ import MailSearch
 ///
 /// The account is opened before the screen takes over the terminal, so a password prompt, an
 /// unreachable server or a refused login are reported like any other command's (exit codes of
-/// specs/cli.md). The terminal is restored on `q`, Ctrl-C, SIGTERM, SIGHUP and on errors.
+/// specs/cli.md). The terminal is restored on `q`, Ctrl-C, SIGTERM, SIGHUP and on errors; ended
+/// by a signal, the tool exits with 128 + its number.
 public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "tui",
@@ -48,12 +49,16 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         let history = InboxViewModel.HistoryStorage.file(
             account: open.settings.historyKey,
             directory: SearchHistory.defaultDirectory(environment: context.environment))
+        let outcome: TerminalUI.Outcome
         do throws(RawTerminal.SetupError) {
-            _ = try await TerminalUI.run(service: open.service, history: history, colors: !noColor)
+            outcome = try await TerminalUI.run(service: open.service, history: history, colors: !noColor)
         } catch {
             await open.close()
             throw CommandFailure("cannot use the terminal full-screen: \(error.message)")
         }
         await open.close()
+        // Ended by a signal: the status a shell expects of a program the signal ended, 128 + its
+        // number (143 for SIGTERM, 129 SIGHUP, 130 SIGINT), with the terminal already restored.
+        if case .terminated(let number) = outcome { MailSearchTool.end(ExitCode(rawValue: 128 + number)) }
     }
 }

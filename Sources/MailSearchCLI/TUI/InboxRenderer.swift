@@ -59,9 +59,12 @@ package struct InboxRenderer {
         var cursorColumn: Int?
         switch screen.mode {
         case .reader:
+            right = "q Back "
+            // A long subject is cut so the way back always shows.
+            let room = width - TerminalText.width(of: right) - 2
             let subject = screen.actionTarget.map { Self.subject(of: $0) } ?? "Message"
             left.append(" " + subject, bar.with(bold: true))
-            right = "q Back "
+            left = left.truncated(to: max(0, room), ellipsis: true)
         case .help:
             left.append(" Keys", bar.with(bold: true))
             right = "any key closes "
@@ -71,14 +74,12 @@ package struct InboxRenderer {
                 right = "\(count) message\(count == 1 ? "" : "s") "
             }
         case .searchField, .searchResults:
-            let label = " Search: "
-            left.append(label, bar.with(bold: true))
-            let room = max(0, width - TerminalText.width(of: label) - 1)
-            var query = TerminalText.sanitized(snapshot.query)
-            // The end of a long query stays in view, as in a shell's line.
-            while TerminalText.width(of: query) > room, !query.isEmpty { query.removeFirst() }
-            left.append(query, bar)
-            if screen.mode == .searchField { cursorColumn = left.width }
+            left.append(ScreenLayout.searchLabel, bar.with(bold: true))
+            // Scrolled so the cursor is in view, as in a shell's line.
+            let field = screen.field.visible(columns: screen.layout.searchFieldColumns)
+            let start = left.width
+            left.append(field.text, bar)
+            if screen.mode == .searchField { cursorColumn = start + field.cursorColumn }
             right = "Esc Inbox "
         }
         var line = left.truncated(to: width)
@@ -415,7 +416,9 @@ package struct InboxRenderer {
         "   ↓ ↑ then Enter    search with the highlighted suggestion",
         "   Enter             search; / edits the search again",
         "   Esc               back to the inbox, as it was",
-        "   Ctrl-U  Ctrl-W    clear the field, delete a word",
+        "   ← → Alt-B Alt-F   move by a character, a word (Home End, Ctrl-A Ctrl-E: the ends)",
+        "   Ctrl-W Ctrl-U Ctrl-K  delete a word back, to the start, to the end (Delete: forward)",
+        "   paste             goes into the field as text, never as keys",
     ]
 
     /// Initials that fit the two-column cell: both letters when they fit ("AD"), else the first

@@ -24,6 +24,11 @@ package struct ScreenLayout: Hashable, Sendable {
     package var bodyTop: Int { titleRows }
     /// How far Page Down moves: a body less one row, so a row stays in view for context.
     package var page: Int { max(1, bodyRows - 1) }
+    /// What the title row shows before the search field.
+    package static let searchLabel = " Search: "
+    /// Columns of the search field (the cursor's included): the title row after
+    /// ``searchLabel``, less its last column.
+    package var searchFieldColumns: Int { max(0, size.width - TerminalText.width(of: Self.searchLabel) - 1) }
 }
 
 /// One row of a mail list: a section title, a message, or a message whose page is not loaded.

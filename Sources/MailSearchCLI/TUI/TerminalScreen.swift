@@ -119,6 +119,9 @@ package struct TerminalScreen: Hashable, Sendable {
     package private(set) var searchFocus: SearchFocus = .field
     /// The highlighted suggestion (arrows in the search field), if any.
     package private(set) var highlightedSuggestion: Int?
+    /// The search field's cursor and scroll, over the model's query (a new editor, the cursor
+    /// at the end, whenever the query changes by anything but an edit here).
+    package private(set) var field = LineEditor()
     /// The inbox's selection and scroll; untouched by search mode.
     package private(set) var inbox = ListPosition()
     /// The results' selection and scroll; reset for each search.
@@ -130,6 +133,7 @@ package struct TerminalScreen: Hashable, Sendable {
     package init(snapshot: InboxSnapshot = InboxSnapshot(), size: TerminalSize) {
         self.snapshot = snapshot
         self.size = size
+        field = LineEditor(text: snapshot.query)
         fixPositions()
     }
 
@@ -191,6 +195,8 @@ package struct TerminalScreen: Hashable, Sendable {
             case .searchField: return fieldKey(key)
             case .searchResults: return resultsKey(key)
             case .help:
+                // Pasted text is not a key press: the help stays.
+                if case .paste = key { return [] }
                 if case .help(let reader?) = overlay {
                     overlay = .message(reader)
                 } else {
@@ -222,6 +228,7 @@ package struct TerminalScreen: Hashable, Sendable {
             if let highlighted = highlightedSuggestion, highlighted >= new.suggestions.count {
                 highlightedSuggestion = new.suggestions.isEmpty ? nil : new.suggestions.count - 1
             }
+            if field.text != new.query { field = LineEditor(text: new.query) }
             fixPositions()
             return showIfNeeded()
         case .resized(let new):
@@ -249,7 +256,18 @@ package struct TerminalScreen: Hashable, Sendable {
         case .character("/"):
             searchFocus = .field
             highlightedSuggestion = nil
+            field = LineEditor(text: snapshot.query)
             return [.model(.setSearching(true))]
+        case .paste(let pasted):
+            // Text pasted in the inbox is taken as a search to edit (never as keys, never sent
+            // by itself): the field opens with it, as if typed after `/`.
+            let text = LineEditor.fieldText(pasted)
+            guard !text.allSatisfy(\.isWhitespace) else { return [] }
+            searchFocus = .field
+            highlightedSuggestion = nil
+            field = LineEditor(text: text)
+            fixPositions()
+            return [.model(.setSearching(true)), .model(.updateQuery(text))]
         case .character("?"):
             overlay = .help(returningTo: nil)
             return []
@@ -271,6 +289,8 @@ package struct TerminalScreen: Hashable, Sendable {
         case .character("/"):
             searchFocus = .field
             highlightedSuggestion = nil
+            field = LineEditor(text: snapshot.query)
+            fixPositions()
             return []
         case .character("?"):
             overlay = .help(returningTo: nil)
@@ -338,6 +358,7 @@ package struct TerminalScreen: Hashable, Sendable {
             if let highlighted = highlightedSuggestion, highlighted < suggestions.count {
                 highlightedSuggestion = nil
                 searchFocus = .results
+                setField(LineEditor(text: suggestions[highlighted].text))
                 return [.model(.chooseSuggestion(suggestions[highlighted].text))]
             }
             guard !query.allSatisfy(\.isWhitespace) else { return [] }
@@ -347,6 +368,7 @@ package struct TerminalScreen: Hashable, Sendable {
             let chosen = highlightedSuggestion ?? 0
             guard chosen < suggestions.count else { return [] }
             highlightedSuggestion = nil
+            setField(LineEditor(text: suggestions[chosen].text))
             return [.model(.updateQuery(suggestions[chosen].text))]
         case .down, .control("n"):
             if showsSuggestions {
@@ -360,24 +382,33 @@ package struct TerminalScreen: Hashable, Sendable {
                 highlightedSuggestion = highlighted == 0 ? nil : highlighted - 1
             }
             return []
-        case .backspace:
-            highlightedSuggestion = nil
-            return query.isEmpty ? [] : [.model(.updateQuery(String(query.dropLast())))]
-        case .control("u"):
-            highlightedSuggestion = nil
-            return query.isEmpty ? [] : [.model(.updateQuery(""))]
-        case .control("w"):
-            highlightedSuggestion = nil
-            var trimmed = query
-            while trimmed.last == " " { trimmed.removeLast() }
-            while let last = trimmed.last, last != " " { trimmed.removeLast() }
-            return trimmed == query ? [] : [.model(.updateQuery(trimmed))]
-        case .character(let character):
-            highlightedSuggestion = nil
-            return [.model(.updateQuery(query + String(character)))]
+        case .paste(let pasted):
+            var editor = field
+            editor.insert(LineEditor.fieldText(pasted))
+            return edited(editor)
         default:
-            return []
+            var editor = field
+            switch editor.handle(key) {
+            case .ignored: return []
+            case .moved:
+                setField(editor)
+                return []
+            case .edited: return edited(editor)
+            }
         }
+    }
+
+    /// The field after an edit: the model gets the new query (suggestions follow).
+    private mutating func edited(_ editor: LineEditor) -> [Action] {
+        guard editor.text != field.text else { return [] }
+        highlightedSuggestion = nil
+        setField(editor)
+        return [.model(.updateQuery(editor.text))]
+    }
+
+    private mutating func setField(_ editor: LineEditor) {
+        field = editor
+        field.keepCursorVisible(columns: layout.searchFieldColumns)
     }
 
     private mutating func readerKey(_ key: Key) -> [Action] {
@@ -420,6 +451,7 @@ package struct TerminalScreen: Hashable, Sendable {
     /// Re-finds each list's selected message (it may have moved or gone), and scrolls so it is
     /// in view and the list does not end above the bottom of the body.
     private mutating func fixPositions() {
+        field.keepCursorVisible(columns: layout.searchFieldColumns)
         inbox = Self.fixed(inbox, window: snapshot.inboxWindow, rows: ListRows.inbox(snapshot), layout: layout)
         results = Self.fixed(
             results, window: snapshot.resultsWindow, rows: ListRows.results(snapshot), layout: layout)

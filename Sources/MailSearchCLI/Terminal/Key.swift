@@ -24,6 +24,10 @@ package enum Key: Hashable, Sendable {
     case home, end, pageUp, pageDown, insert, delete
     /// A function key, F1 to F12.
     case function(Int)
+    /// Text the terminal pasted (bracketed paste, `ESC [ 200 ~` ... `ESC [ 201 ~`, xterm's mode
+    /// 2004): every byte between the markers, line breaks and escapes included, decoded as UTF-8.
+    /// It is text, never keys: a newline in it is not Enter.
+    case paste(String)
     /// An escape sequence this decoder does not know, as it came (without the leading ESC).
     case unknown([UInt8])
 }

@@ -14,9 +14,21 @@
 /// decoder.timedOut()                       // keys [.escape]
 /// decoder.received(Array("é".utf8))        // keys [.character("é")]
 /// ```
+///
+/// Bracketed paste (``ANSI/enterFullScreen`` turns it on): what comes between `ESC [ 200 ~` and
+/// `ESC [ 201 ~` is one ``Key/paste(_:)``, whatever its bytes (Enter, ESC, control keys), however
+/// many reads it spans. It is kept to ``maximumPasteBytes``; the rest of a longer paste is read
+/// up to its end marker and dropped, so a paste can neither grow memory without bound nor leak
+/// out as keys.
 package struct KeyDecoder: Hashable, Sendable {
     /// How long a lone ESC waits for the rest of a sequence before it counts as Escape.
     package static let escapeDelay = Duration.milliseconds(50)
+
+    /// The most bytes of one paste kept (16 KiB: far more than any search; cut at a character).
+    package static let maximumPasteBytes = 16 * 1024
+
+    /// `ESC [ 201 ~`, which ends a paste.
+    private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
 
     /// What the bytes so far decoded to.
     package struct Action: Hashable, Sendable {
@@ -37,9 +49,14 @@ package struct KeyDecoder: Hashable, Sendable {
         case singleShift
         /// Inside a UTF-8 sequence: its bytes so far and how many are still to come.
         case text([UInt8], remaining: Int)
+        /// Inside a bracketed paste, `matched` bytes into what may be its end marker.
+        case paste(matched: Int)
     }
 
     private var state: State = .ground
+    /// The paste's text so far (in `.paste`): kept out of the enum so that appending a byte
+    /// does not copy it.
+    private var pasted: [UInt8] = []
 
     /// An idle decoder.
     package init() {}
@@ -66,6 +83,9 @@ package struct KeyDecoder: Hashable, Sendable {
             keys.append(.alt("O"))
         case .text:
             keys.append(.character("\u{FFFD}"))
+        case .paste:
+            // A paste waits for its end marker, however slowly it comes.
+            return Action(keys: [], awaitsMore: false)
         }
         state = .ground
         return Action(keys: keys, awaitsMore: false)
@@ -74,7 +94,7 @@ package struct KeyDecoder: Hashable, Sendable {
     /// Whether the state holds bytes that a timeout would settle (a UTF-8 sequence just waits).
     private var awaitsMore: Bool {
         switch state {
-        case .ground, .text: return false
+        case .ground, .text, .paste: return false
         case .escape, .controlSequence, .singleShift: return true
         }
     }
@@ -106,6 +126,9 @@ package struct KeyDecoder: Hashable, Sendable {
             switch byte {
             case 0x20...0x3F:
                 state = .controlSequence(bytes + [byte])
+            case 0x7E where bytes == [0x32, 0x30, 0x30]:  // ESC [ 200 ~
+                pasted = []
+                state = .paste(matched: 0)
             case 0x40...0x7E:
                 keys.append(Self.controlSequence(parameters: bytes, final: byte))
                 state = .ground
@@ -141,7 +164,48 @@ package struct KeyDecoder: Hashable, Sendable {
                 state = .ground
                 keys.append(Self.character(bytes + [byte]))
             }
+        case .paste(let matched):
+            if byte == Self.pasteEnd[matched] {
+                guard matched + 1 == Self.pasteEnd.count else {
+                    state = .paste(matched: matched + 1)
+                    return
+                }
+                keys.append(.paste(Self.pasteText(pasted)))
+                pasted = []
+                state = .ground
+                return
+            }
+            // The marker's first byte (ESC) is nowhere else in it: what matched is text, and
+            // this byte may begin the marker again.
+            keep(Self.pasteEnd[0..<matched])
+            if byte == Self.pasteEnd[0] {
+                state = .paste(matched: 1)
+            } else {
+                keep(CollectionOfOne(byte))
+                state = .paste(matched: 0)
+            }
         }
+    }
+
+    /// Adds `bytes` to the paste, up to ``maximumPasteBytes``.
+    private mutating func keep(_ bytes: some Collection<UInt8>) {
+        let room = Self.maximumPasteBytes - pasted.count
+        guard room > 0 else { return }
+        pasted.append(contentsOf: bytes.prefix(room))
+    }
+
+    /// The pasted bytes as text; a paste cut at the limit loses the character cut in two.
+    private static func pasteText(_ bytes: [UInt8]) -> String {
+        var end = bytes.count
+        if end == maximumPasteBytes {
+            // Back to the first byte of the last sequence; drop it unless it is complete.
+            var start = end - 1
+            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            let lead = bytes[start]
+            let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+            if end - start < length { end = start }
+        }
+        return String(decoding: bytes[0..<end], as: UTF8.self)
     }
 
     private mutating func ground(_ byte: UInt8, into keys: inout [Key]) {

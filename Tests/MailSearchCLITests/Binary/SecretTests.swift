@@ -178,6 +178,21 @@ struct SecretTests {
         #expect(broken.errorLines.count == 1)
         #expect(broken.standardError.contains("config.json is not valid JSON ("), "\(broken)")
         #expect(broken.standardError.contains(" at byte 35); check its syntax"), "\(broken)")
+
+        // A byte order mark is read past; an empty host is refused by name, before any lookup.
+        try Data([0xEF, 0xBB, 0xBF] + Array(#"{"accounts": {"work": {"host": " ", "user": "me"}}}"#.utf8)).write(
+            to: config.appendingPathComponent("config.json"))
+        let blank = try await ToolProcess.run(["--account", "work", "list"], environment: environment)
+        #expect(blank.status == 64, "\(blank)")
+        #expect(blank.errorLines.count == 1)
+        #expect(blank.standardError.contains("the account \"work\" in "), "\(blank)")
+        #expect(blank.standardError.contains("config.json gives an empty host; write the IMAP server's name"))
+        let long = try await ToolProcess.run(
+            ["--account", "work", "--timeout", "86400000", "list"], environment: environment)
+        #expect(long.status == 64, "\(long)")
+        #expect(
+            long.standardError.contains("--timeout expects a number of seconds above 0 and at most 86400 (a day)"),
+            "\(long)")
     }
 
     /// The password command's child does not inherit MAILSEARCH_PASSWORD, and an error names the

@@ -35,6 +35,15 @@ import Testing
         #expect(Self.foundation(value) == expected as? NSObject)
     }
 
+    @Test func aByteOrderMarkBeforeTheValueIsSkipped() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        #expect(try JSONReader.parse(bom + Array(#"{"a": 1}"#.utf8)) == .object(["a": .integer(1)]))
+        #expect(try JSONReader.parse(bom + Array(" [] ".utf8)) == .array([]))
+        // Only before the value, and only once.
+        #expect(throws: JSONReader.Failure.self) { try JSONReader.parse(bom + bom + Array("[]".utf8)) }
+        #expect(throws: JSONReader.Failure.self) { try JSONReader.parse(Array("[]".utf8) + bom) }
+    }
+
     @Test(arguments: [
         "", " ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "[1 2]", "\"open", "tru", "nul", "01", "-",
         "1.", ".5", "-.5", "1e", "1e+", "1.e3", "01.5", "1e999", "[1] x", "\"tab\there\"", "\"bad \\x escape\"",

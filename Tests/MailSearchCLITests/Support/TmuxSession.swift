@@ -138,6 +138,15 @@ final class TmuxSession: Sendable {
         guard result.status == 0 else { throw Failure(description: "send-keys failed: \(result.output)") }
     }
 
+    /// Pastes `text` as a terminal does: bracketed (`paste-buffer -p`) when the program turned
+    /// bracketed paste on, else as typed; line feeds are sent as CR, as from a clipboard.
+    func paste(_ text: String) async throws {
+        let set = try await tmux(["set-buffer", "-b", "clipboard", "--", text])
+        guard set.status == 0 else { throw Failure(description: "set-buffer failed: \(set.output)") }
+        let result = try await tmux(["paste-buffer", "-p", "-b", "clipboard", "-t", Self.target])
+        guard result.status == 0 else { throw Failure(description: "paste-buffer failed: \(result.output)") }
+    }
+
     /// Resizes the window (the program gets SIGWINCH).
     func resize(width: Int, height: Int) async throws {
         let result = try await tmux(["resize-window", "-t", Self.target, "-x", "\(width)", "-y", "\(height)"])

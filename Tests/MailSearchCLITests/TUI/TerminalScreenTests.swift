@@ -211,6 +211,133 @@ struct TerminalScreenTests {
         #expect(harness.quit)
     }
 
+    @Test func aPasteGoesIntoTheFieldAtTheCursorAndIsNeverKeys() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        let selected = harness.screen.actionTarget
+        #expect(selected != nil)
+        harness.press(.character("/"))
+        harness.type("subject: ")
+        harness.press(.left)
+        harness.press(.paste("from:albus\r\nis:unread\tq\u{1B}[A p"))
+        #expect(harness.model.query == "subject:from:albus is:unread q [A p ")
+        #expect(harness.screen.field.cursor == "subject:from:albus is:unread q [A p".count)
+        #expect(harness.model.searchedQuery == nil, "nothing submitted")
+        #expect(harness.screen.mode == .searchField)
+        #expect(!harness.quit)
+        #expect(harness.model.inboxWindow.email(selected!.id) == selected, "no flag changed")
+        // In the results and the reader a paste does nothing.
+        harness.press(.control("u"), .control("k"))
+        harness.type("from:albus")
+        harness.press(.enter)
+        await harness.settle()
+        #expect(harness.screen.mode == .searchResults)
+        harness.press(.paste("q\ru"))
+        #expect(harness.screen.mode == .searchResults)
+        #expect(harness.model.query == "from:albus")
+        #expect(!harness.quit)
+        harness.press(.enter)
+        #expect(harness.screen.mode == .reader)
+        harness.press(.paste("q"))
+        #expect(harness.screen.mode == .reader)
+        harness.press(.character("?"))
+        harness.press(.paste("x"))
+        #expect(harness.screen.mode == .help, "a paste does not close the help")
+    }
+
+    @Test func aPasteInTheInboxOpensTheSearchWithItUnsent() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        harness.press(.paste("\n \n"))
+        #expect(harness.screen.mode == .inbox, "nothing but spaces: nothing")
+        harness.press(.paste("from:albus\nq"))
+        #expect(harness.screen.mode == .searchField)
+        #expect(harness.model.query == "from:albus q")
+        #expect(harness.model.searchedQuery == nil)
+        #expect(!harness.quit)
+        #expect(harness.lines[0].hasPrefix(" Search: from:albus q"), "\(harness.lines[0])")
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 9 + 12))
+    }
+
+    @Test func theFieldEditsAtTheCursor() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        harness.press(.character("/"))
+        harness.type("from:alice is:unread")
+        harness.press(.alt("b"), .alt("b"))
+        #expect(harness.screen.field.cursor == 11)
+        harness.press(.left, .left, .left)
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 9 + 8))
+        harness.type("x")
+        #expect(harness.model.query == "from:alixce is:unread")
+        harness.press(.backspace, .delete)
+        #expect(harness.model.query == "from:alie is:unread")
+        harness.press(.home)
+        harness.type("(")
+        harness.press(.end)
+        harness.type(")")
+        #expect(harness.model.query == "(from:alie is:unread)")
+        harness.press(.control("a"), .alt("f"), .alt("f"))
+        #expect(harness.screen.field.cursor == 10)
+        harness.press(.control("k"))
+        #expect(harness.model.query == "(from:alie")
+        harness.press(.left, .left, .control("w"))
+        #expect(harness.model.query == "ie")
+        harness.press(.right, .control("u"))
+        #expect(harness.model.query == "e")
+        harness.press(.control("e"))
+        harness.type("x")
+        #expect(harness.model.query == "ex")
+        // Tab takes a suggestion with the cursor at its end.
+        harness.press(.control("u"))
+        harness.type("su")
+        harness.press(.home, .tab)
+        #expect(harness.model.query == "subject:")
+        #expect(harness.screen.field.cursor == 8)
+    }
+
+    @Test func aLongQueryScrollsToKeepTheCursorInViewWithWideCharacters() async {
+        let harness = ScreenHarness(size: .init(width: 30, height: 12))
+        await harness.start()
+        harness.press(.character("/"))
+        let query = "会議" + String(repeating: "x", count: 30) + "終"
+        harness.press(.paste(query))
+        // 20 columns of field: the end in view, the cursor after it.
+        #expect(harness.lines[0].hasSuffix("x終"), "\(harness.lines[0])")
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 9 + 19))
+        harness.press(.home)
+        #expect(harness.lines[0].hasPrefix(" Search: 会議xxx"), "\(harness.lines[0])")
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 9))
+        harness.press(.right)
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 11), "past a wide character")
+        harness.press(.end)
+        #expect(harness.frame.cursor == Frame.Position(row: 0, column: 9 + 19))
+        for _ in 0..<33 {
+            harness.press(.left)
+            let column = harness.frame.cursor?.column ?? -1
+            #expect((9..<29).contains(column), "\(harness.lines[0])")
+        }
+        #expect(harness.screen.field.cursor == 0)
+    }
+
+    @Test func aLongSubjectLeavesTheReadersWayBackInView() async {
+        let long = String(repeating: "Very long subject ", count: 28)
+        let email = Email(
+            id: Email.ID(mailbox: "INBOX", uidValidity: 1, uid: 7),
+            from: Email.Person(name: "Sender", address: "sender@example.com"), subject: long,
+            date: ScreenHarness.now, preview: "Text", flags: [])
+        let harness = ScreenHarness(
+            service: InMemoryMailService(emails: [email], now: { ScreenHarness.now }),
+            size: .init(width: 80, height: 24))
+        await harness.start()
+        harness.press(.enter)
+        #expect(harness.screen.mode == .reader)
+        #expect(harness.lines[0].hasSuffix("q Back"), "\(harness.lines[0])")
+        #expect(harness.lines[0].hasPrefix(" Very long subject"))
+        #expect(harness.lines[0].contains("…"))
+        #expect(FrameLine(harness.lines[0]).width <= 80)
+    }
+
     @Test func tabCompletesWithoutSearching() async {
         let harness = ScreenHarness()
         await harness.start()

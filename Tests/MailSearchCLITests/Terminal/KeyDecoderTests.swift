@@ -52,7 +52,24 @@ import Testing
         ("a broken UTF-8 sequence", [0xC3, 0x28], [.character("\u{FFFD}"), .character("(")]),
         ("a byte never in UTF-8", [0xFF], [.character("\u{FFFD}")]),
         ("a stray continuation byte", [0x80, 0x61], [.character("\u{FFFD}"), .character("a")]),
+        ("a paste", pasted("from:alice\ris:unread\n"), [.paste("from:alice\ris:unread\n")]),
+        ("an empty paste", pasted(""), [.paste("")]),
+        ("a paste of UTF-8", pasted("会議 📌 é"), [.paste("会議 📌 é")]),
+        (
+            "a paste holding escapes, control keys and half an end marker",
+            pasted("a\u{1B}[A\u{1B}\u{1B}[201q\u{03}\u{1B}[200~\t"),
+            [.paste("a\u{1B}[A\u{1B}\u{1B}[201q\u{03}\u{1B}[200~\t")]
+        ),
+        (
+            "keys around a paste", Array("/".utf8) + pasted("qpu") + Array("j".utf8) + [esc] + Array("[B".utf8),
+            [.character("/"), .paste("qpu"), .character("j"), .down]
+        ),
     ]
+
+    /// `text` as a terminal in bracketed paste mode sends it.
+    static func pasted(_ text: String) -> [UInt8] {
+        [esc] + Array("[200~".utf8) + Array(text.utf8) + [esc] + Array("[201~".utf8)
+    }
 
     @Test(arguments: fixtures.map { ($0.0, $0.1, $0.2) })
     func wholeAndByteByByte(name: String, bytes: [UInt8], expected: [Key]) {
@@ -111,6 +128,37 @@ import Testing
         #expect(half.keys.isEmpty)
         #expect(!half.awaitsMore)
         #expect(decoder.received([0xBC, 0x9A]).keys == [.character("会")])
+    }
+
+    @Test func aPasteSpansReadsAndTimeoutsUntilItsEndMarker() {
+        var decoder = KeyDecoder()
+        let start = decoder.received([Self.esc] + Array("[200~from:".utf8) + [Self.esc])
+        #expect(start.keys.isEmpty)
+        #expect(!start.awaitsMore, "a paste has no timeout")
+        #expect(decoder.timedOut().keys.isEmpty, "a pause inside a paste settles nothing")
+        #expect(decoder.received(Array("x".utf8)).keys.isEmpty)
+        #expect(decoder.timedOut().keys.isEmpty)
+        #expect(decoder.received(Array("\rq".utf8)).keys.isEmpty)
+        let end = decoder.received([Self.esc] + Array("[201~q".utf8))
+        #expect(end.keys == [.paste("from:\u{1B}x\rq"), .character("q")])
+    }
+
+    @Test func aLongPasteIsCutAtTheLimitOnACharacterAndWhatFollowsIsKeys() {
+        var decoder = KeyDecoder()
+        // 3-byte characters do not divide the limit: the last one kept would be cut in two.
+        let text = String(repeating: "会", count: KeyDecoder.maximumPasteBytes / 3 + 100)
+        var keys: [Key] = []
+        let bytes = Self.pasted(text) + Array("j".utf8)
+        for start in stride(from: 0, to: bytes.count, by: 1000) {
+            keys += decoder.received(bytes[start..<min(bytes.count, start + 1000)]).keys
+        }
+        #expect(keys.count == 2)
+        #expect(keys.last == .character("j"))
+        guard case .paste(let kept) = keys.first else {
+            Issue.record("not a paste: \(keys.first.map { "\($0)" } ?? "nothing")")
+            return
+        }
+        #expect(kept == String(repeating: "会", count: KeyDecoder.maximumPasteBytes / 3))
     }
 
     @Test func theEscapeDelayIsShortButNotZero() {
