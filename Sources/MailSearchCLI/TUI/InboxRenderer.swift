@@ -410,6 +410,7 @@ package struct InboxRenderer {
         "   R                 check for mail (r: Retry after an error)",
         "   Esc               dismiss a notice",
         "   q  Ctrl-C         quit",
+        "   Ctrl-Z            stop, as a shell job (fg brings it back, redrawn)",
         " Searching",
         "   type              the query; suggestions follow (recent searches, operators, people)",
         "   Tab               take the highlighted (or first) suggestion into the field",

@@ -38,6 +38,8 @@ package struct TerminalScreen: Hashable, Sendable {
         case loadMessage(Email.ID)
         /// End: restore the terminal and close the account.
         case quit
+        /// Ctrl-Z: give the terminal back and stop, as a shell job does; redraw on return.
+        case suspend
     }
 
     /// A call on ``InboxViewModel``.
@@ -190,6 +192,7 @@ package struct TerminalScreen: Hashable, Sendable {
         switch event {
         case .key(let key):
             if key == .control("c") { return [.quit] }
+            if key == .control("z") { return [.suspend] }
             switch mode {
             case .inbox: return inboxKey(key)
             case .searchField: return fieldKey(key)

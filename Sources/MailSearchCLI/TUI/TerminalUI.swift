@@ -3,6 +3,10 @@ package import MailSearch
 import Observation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The driver of `mailsearch tui`: it owns the terminal, the ``InboxViewModel`` and the
 /// ``TerminalScreen``, turns everything that happens into one stream of inputs, and after each
 /// input performs the screen's actions and redraws.
@@ -125,6 +129,13 @@ final class TerminalUI {
                 perform(screen.handle(.resized(terminal.size)))
             case .signal(.terminate(let number)):
                 outcome = .terminated(number)
+            case .signal(.suspend):
+                suspend()
+            case .signal(.resumed):
+                // After `fg`, or a SIGSTOP from elsewhere: the terminal may have been used.
+                terminal.resume()
+                writer.invalidate()
+                perform(screen.handle(.resized(terminal.size)))
             case .modelChanged, .tick:
                 break
             case .messageLoaded(let id, let lines):
@@ -180,6 +191,8 @@ final class TerminalUI {
             switch action {
             case .quit:
                 outcome = .quit
+            case .suspend:
+                suspend()
             case .loadMessage(let id):
                 let (service, post) = (service, post)
                 messageTasks.append(
@@ -198,6 +211,16 @@ final class TerminalUI {
                 request.apply(to: model)
             }
         }
+    }
+
+    /// Ctrl-Z or SIGTSTP: the shell's screen and settings back, then the process stops (the
+    /// whole job, as the shell expects); when it continues, the SIGCONT that woke it takes the
+    /// terminal again and redraws. Without job control nothing could continue it: nothing
+    /// happens then.
+    private func suspend() {
+        guard terminal.hasJobControl else { return }
+        terminal.suspend()
+        kill(0, SIGSTOP)
     }
 
     private func draw() {

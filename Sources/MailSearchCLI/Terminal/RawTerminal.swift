@@ -71,7 +71,7 @@ package final class RawTerminal: Sendable {
             characters[Int(VMIN)] = 1
             characters[Int(VTIME)] = 0
         }
-        activeTerminal.withLock { $0 = SavedTerminal(input: input, output: output, settings: original) }
+        activeTerminal.withLock { $0 = SavedTerminal(input: input, output: output, settings: original, raw: raw) }
         Self.installExitHandler()
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -88,6 +88,29 @@ package final class RawTerminal: Sendable {
     /// discarded so it does not reach the shell). Does nothing the second time.
     package func restore() {
         Self.restoreActiveTerminal(matching: input)
+    }
+
+    /// Whether the program runs as a job of a shell with job control, in the foreground: only
+    /// then can it stop (Ctrl-Z) and be brought back (`fg`); stopped elsewhere, nothing would
+    /// ever continue it.
+    package var hasJobControl: Bool {
+        let group = getpgrp()
+        return group != getsid(0) && tcgetpgrp(input) == group
+    }
+
+    /// Gives the terminal back for a while (Ctrl-Z): the shell's screen and settings, as
+    /// ``restore()`` leaves them, but ``resume()`` can take it again.
+    package func suspend() {
+        guard var saved = activeTerminal.withLock({ $0 }), saved.input == input else { return }
+        Self.write(ANSI.leaveFullScreen, to: output)
+        _ = tcsetattr(input, TCSAFLUSH, &saved.settings)
+    }
+
+    /// Full-screen mode again after ``suspend()`` (the caller redraws everything).
+    package func resume() {
+        guard var saved = activeTerminal.withLock({ $0 }), saved.input == input else { return }
+        _ = tcsetattr(input, TCSAFLUSH, &saved.raw)
+        Self.write(ANSI.enterFullScreen, to: output)
     }
 
     /// The window's size now (TIOCGWINSZ); 80x24 when the terminal does not say.
@@ -144,6 +167,8 @@ private struct SavedTerminal {
     package var input: Int32
     package var output: Int32
     package var settings: termios
+    /// The full-screen settings, to take the terminal again after a suspend.
+    package var raw: termios
 }
 
 /// The terminal in full-screen mode, if any: the `atexit` handler's way back to its settings.

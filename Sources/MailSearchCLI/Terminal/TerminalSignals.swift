@@ -17,12 +17,18 @@ final class TerminalSignals {
         case resized
         /// SIGTERM, SIGINT or SIGHUP: end, restoring the terminal.
         case terminate(Int32)
+        /// SIGTSTP (from `kill -TSTP`; Ctrl-Z comes as a key in raw mode): give the terminal
+        /// back and stop.
+        case suspend
+        /// SIGCONT: the program runs again (after `fg`, or a stop it could not catch): take the
+        /// terminal again and redraw.
+        case resumed
     }
 
     /// The signals, in order.
     let signals: AsyncStream<Signal>
     private let sources: [any DispatchSourceSignal]
-    private static let caught: [Int32] = [SIGWINCH, SIGTERM, SIGINT, SIGHUP]
+    private static let caught: [Int32] = [SIGWINCH, SIGTERM, SIGINT, SIGHUP, SIGTSTP, SIGCONT]
 
     /// Starts catching; until ``stop()`` these signals no longer have their default effect.
     init() {
@@ -33,7 +39,12 @@ final class TerminalSignals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                continuation.yield(number == SIGWINCH ? .resized : .terminate(number))
+                switch number {
+                case SIGWINCH: continuation.yield(.resized)
+                case SIGTSTP: continuation.yield(.suspend)
+                case SIGCONT: continuation.yield(.resumed)
+                default: continuation.yield(.terminate(number))
+                }
             }
             source.resume()
             return source

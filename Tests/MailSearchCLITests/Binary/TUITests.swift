@@ -386,6 +386,38 @@ struct TUITests {
         }
     }
 
+    /// Ctrl-Z in a shell with job control: the shell's screen and prompt come back with the
+    /// job stopped; `fg` brings the screen back, redrawn, where it was, and the keys of `fg`
+    /// never reached it.
+    @Test func controlZStopsTheScreenAndFgBringsItBack() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        try await TmuxSession.with(
+            account.plainArguments + ["tui"], environment: account.environment, jobControl: true
+        ) { tmux in
+            try await tmux.waitFor(text: "Updated just now")
+            try await tmux.press("j", "j", "j")
+            let inbox = try await tmux.waitFor("the fourth row selected", settled: true) {
+                $0.split(separator: "\n").firstIndex { $0.hasPrefix(">") } == 5
+            }
+            try await tmux.press("C-z")
+            let shell = try await tmux.waitFor(text: "Stopped")
+            #expect(!shell.contains("Updated just now"), "the shell's screen, not the inbox: \(shell)")
+            try await tmux.type("fg")
+            try await tmux.press("Enter")
+            let back = try await tmux.waitFor("the screen redrawn", settled: true) { $0.contains("Updated just now") }
+            #expect(self.row(back, ">") == self.row(inbox, ">"), "\(back)")
+            // The shell's "mailsearch exited" line came when the job stopped (147); after q the
+            // job ends and the prompt is back on the shell's screen.
+            #expect(shell.contains("mailsearch exited 147"), "\(shell)")
+            try await tmux.press("q")
+            try await tmux.waitFor("the prompt after the job ended") { screen in
+                let lines = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                return !screen.contains("Updated just now") && lines.contains("$ fg") && lines.last == "$"
+            }
+        }
+    }
+
     @Test func anExpungeElsewhereLeavesTheScreenWithoutAKey() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }

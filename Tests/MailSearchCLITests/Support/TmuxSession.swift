@@ -31,7 +31,8 @@ final class TmuxSession: Sendable {
     /// Starts `mailsearch` with `arguments` and exactly `environment` in a `width` x `height`
     /// pane.
     static func start(
-        _ arguments: [String], environment: [String: String], width: Int = 100, height: Int = 30
+        _ arguments: [String], environment: [String: String], width: Int = 100, height: Int = 30,
+        jobControl: Bool = false
     ) async throws -> TmuxSession {
         guard executable != nil else {
             throw Failure(description: "tmux is not installed; apt-get install tmux (CI installs it)")
@@ -53,12 +54,19 @@ final class TmuxSession: Sendable {
         let script =
             "stty -a > \(path)/before; \(run); echo $? > \(path)/status; stty -a > \(path)/after; echo \"mailsearch exited\"; exec tail -f /dev/null"
         let session = TmuxSession(directory: directory)
+        // With job control: an interactive shell, where the program is typed as a job (Ctrl-Z
+        // stops it, `fg` brings it back); "mailsearch exited N" when it ends.
+        let shell = jobControl ? ["bash", "--norc", "--noprofile", "-i"] : ["sh", "-c", script]
         let started = try await session.tmux(
             ["-f", configuration.path, "new-session", "-d", "-s", target, "-x", "\(width)", "-y", "\(height)", "--"]
-                + ["env", "-i"] + assignments + ["sh", "-c", script])
+                + ["env", "-i", "PS1=$ "] + assignments + shell)
         guard started.status == 0 else {
             await session.stop()
             throw Failure(description: "tmux new-session failed: \(started.output)")
+        }
+        if jobControl {
+            try await session.type(run + "; echo \"mailsearch exited $?\"")
+            try await session.press("Enter")
         }
         return session
     }
@@ -67,9 +75,10 @@ final class TmuxSession: Sendable {
     /// however `body` ends (a tmux server outlives the test process otherwise).
     static func with<Value>(
         _ arguments: [String], environment: [String: String], width: Int = 100, height: Int = 30,
-        _ body: (TmuxSession) async throws -> Value
+        jobControl: Bool = false, _ body: (TmuxSession) async throws -> Value
     ) async throws -> Value {
-        let session = try await start(arguments, environment: environment, width: width, height: height)
+        let session = try await start(
+            arguments, environment: environment, width: width, height: height, jobControl: jobControl)
         do {
             let value = try await body(session)
             await session.stop()

@@ -12,7 +12,8 @@ import Transport
 /// Pinned section holds every pinned message of the mailbox (not only those scrolled past), and a
 /// message marked deleted elsewhere leaves the screen (and comes back when the mark is cleared),
 /// as `list` shows the mailbox.
-@MainActor @Suite(.hangGuard, .timeLimit(.minutes(1)))
+// Three minutes: on a full run the main actor is shared with every other screen test.
+@MainActor @Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct LiveInboxTests {
     /// The sample mail and `extra` older messages, of which those at `pinned` are flagged.
     static func service(extra: Int, pinned: Set<Int> = []) -> InMemoryMailService {
@@ -126,6 +127,22 @@ struct LiveInboxTests {
         harness.service.announce(.connectionRestored)
         await harness.waitUntil { $0.connection == .open }
         #expect(status() == "Updated just now · 4 unread", "\(harness.text)")
+    }
+
+    /// Ctrl-Z asks the driver to stop in every part of the screen, and is never typed.
+    @Test func controlZAsksToStopFromEveryPart() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        harness.press(.control("z"))
+        #expect(harness.suspended == 1)
+        harness.press(.character("/"))
+        harness.type("ab")
+        harness.press(.control("z"))
+        #expect(harness.suspended == 2)
+        #expect(harness.model.query == "ab")
+        harness.press(.escape, .character("?"), .control("z"))
+        #expect(harness.suspended == 3)
+        #expect(harness.screen.mode == .help, "the help stays for when it comes back")
     }
 
     @Test func thePinnedSectionHoldsEveryPinnedMessageFromTheStart() async {

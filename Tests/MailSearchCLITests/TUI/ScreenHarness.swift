@@ -19,6 +19,8 @@ final class ScreenHarness {
     private(set) var fetched: [Email.ID] = []
     /// Whether the screen asked to quit.
     private(set) var quit = false
+    /// How many times the screen asked to stop (Ctrl-Z).
+    private(set) var suspended = 0
 
     init(
         service: InMemoryMailService = ScreenHarness.sampleService(), size: TerminalSize = .init(width: 80, height: 24),
@@ -130,6 +132,7 @@ final class ScreenHarness {
             case .model(let request): request.apply(to: model)
             case .loadMessage(let id): fetched.append(id)
             case .quit: quit = true
+            case .suspend: suspended += 1
             }
         }
     }
