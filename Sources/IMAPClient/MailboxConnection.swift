@@ -18,60 +18,6 @@ import Synchronization
 /// whose outcome is unknown (the connection broke before its answer) is never blindly sent
 /// again: the flags are read back first, and only what is still missing is applied.
 public actor MailboxConnection {
-    /// How reconnecting behaves.
-    public struct ReconnectPolicy: Sendable {
-        /// The first wait before reconnecting.
-        public var initialDelay: Duration
-        /// The longest wait between two attempts.
-        public var maximumDelay: Duration
-        /// How many attempts in a row before giving up (the error goes to the caller).
-        public var maximumAttempts: Int
-        /// Seeds the jitter, for tests that replay; nil = a random seed.
-        public var jitterSeed: UInt64?
-
-        public init(
-            initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
-            maximumAttempts: Int = 8, jitterSeed: UInt64? = nil
-        ) {
-            self.initialDelay = initialDelay
-            self.maximumDelay = maximumDelay
-            self.maximumAttempts = maximumAttempts
-            self.jitterSeed = jitterSeed
-        }
-
-        /// Reconnects for as long as the connection is open (the caller waits meanwhile): for
-        /// a long-lived program (a screen, a watcher), waiting at most `interval` between two
-        /// attempts once the backoff reaches it.
-        public static func untilClosed(retryingEvery interval: Duration = .seconds(30)) -> ReconnectPolicy {
-            ReconnectPolicy(
-                initialDelay: min(.milliseconds(200), interval), maximumDelay: interval, maximumAttempts: .max)
-        }
-
-        /// Whether the policy never gives up.
-        public var retriesForever: Bool { maximumAttempts == .max }
-
-        /// The first attempt (1-based) whose wait, before jitter, is the longest one: from there
-        /// on, retries come about every ``maximumDelay``.
-        public var firstAttemptAtMaximumDelay: Int {
-            var attempt = 1
-            var wait = initialDelay
-            while wait < maximumDelay && attempt < 62 {
-                wait = wait * 2
-                attempt += 1
-            }
-            return attempt
-        }
-
-        /// The wait before attempt `attempt` (0-based): `initialDelay * 2^attempt`, capped, then
-        /// scaled by a jitter factor in [0.5, 1).
-        func delay(attempt: Int, jitter: Double) -> Duration {
-            let exponent = min(attempt, 30)
-            let base = initialDelay * (1 << exponent)
-            let capped = base > maximumDelay ? maximumDelay : base
-            return capped * (0.5 + 0.5 * jitter)
-        }
-    }
-
     /// What changed on the server while the connection was away.
     public struct Resynchronization: Hashable, Sendable {
         /// The mailbox was re-created: every cached UID is void (reload everything).

@@ -205,8 +205,7 @@ public actor IMAPMailService: MailService {
         let description = try await openDescription()
         let found: SearchResult
         let pinned: SearchResult
-        let pinFlag = described?.pinFlag ?? description.pinFlag
-        let pinKey: SearchKey = pinFlag == .flagged ? .flagged : .keyword(pinFlag)
+        let pinKey: SearchKey = description.pinFlag == .flagged ? .flagged : .keyword(description.pinFlag)
         // Both in one round trip: the pinned ones (few, unsorted) ride along with the listing.
         async let everyMessage = connection.search([.all])
         async let pinnedMessages = connection.search([pinKey, .undeleted], ordered: false)

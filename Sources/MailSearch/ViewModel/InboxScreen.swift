@@ -973,10 +973,7 @@ package struct InboxScreen: Hashable, Sendable {
             resultsWindow.remove(removed)
             for id in ids { forgetUnread(id) }
             if let list = resultsList { resultsRemoved.formUnion(removed.intersection(list.ids)) }
-            switch emailsListState {
-            case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
-            case .loading, .error: break
-            }
+            inboxEmptinessChanged()
             if searchState == .results && resultsWindow.isEmpty { searchState = .empty }
             // The rows shown may now be on a page not held: ask for it.
             return windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : [])
@@ -988,10 +985,7 @@ package struct InboxScreen: Hashable, Sendable {
                 resultsWindow.hide(id)
                 forgetUnread(id)
                 if searchState == .results && resultsWindow.isEmpty { searchState = .empty }
-                switch emailsListState {
-                case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
-                case .loading, .error: break
-                }
+                inboxEmptinessChanged()
                 return windowChanged(.inbox) + (inboxViewState == .search ? windowChanged(.results) : [])
             }
             let pinFlag = pinFlag
@@ -1000,10 +994,7 @@ package struct InboxScreen: Hashable, Sendable {
             resultsWindow.unhide(id) { $0.setFlags(flags, pinFlag: pinFlag) }
             if wasHidden {
                 markRead(id, flags.contains(.seen))
-                switch emailsListState {
-                case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
-                case .loading, .error: break
-                }
+                inboxEmptinessChanged()
             }
             if confirmedFlags[id] != nil {
                 confirmedFlags[id] = flags
@@ -1037,6 +1028,14 @@ package struct InboxScreen: Hashable, Sendable {
         case .alert(let text):
             notice = InboxNotice(.alert, text)
             return []
+        }
+    }
+
+    /// A shown inbox is `empty` or `data` as its window is, after a live change.
+    private mutating func inboxEmptinessChanged() {
+        switch emailsListState {
+        case .data, .empty: emailsListState = inboxWindow.isEmpty ? .empty : .data
+        case .loading, .error: break
         }
     }
 

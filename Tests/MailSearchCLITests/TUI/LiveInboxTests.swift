@@ -15,21 +15,6 @@ import Transport
 // Three minutes: on a full run the main actor is shared with every other screen test.
 @MainActor @Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct LiveInboxTests {
-    /// The sample mail and `extra` older messages, of which those at `pinned` are flagged.
-    static func service(extra: Int, pinned: Set<Int> = []) -> InMemoryMailService {
-        var emails = InMemoryMailService.sampleEmails(now: ScreenHarness.now)
-        for number in 0..<extra {
-            emails.append(
-                Email(
-                    id: Email.ID(mailbox: "INBOX", uidValidity: 1, uid: UInt32(1000 + number)),
-                    from: Email.Person(name: "Sender \(number)", address: "sender\(number)@example.com"),
-                    subject: "Older message \(number)",
-                    date: ScreenHarness.now.addingTimeInterval(-Double(500 + number) * 3600), preview: "Text \(number)",
-                    flags: pinned.contains(number) ? [.seen, .flagged] : [.seen]))
-        }
-        return InMemoryMailService(emails: emails, now: { ScreenHarness.now })
-    }
-
     func selected(_ harness: ScreenHarness) -> Email? { harness.screen.actionTarget }
 
     /// The message with `subject` (the service numbers UIDs itself, oldest first).
@@ -38,7 +23,8 @@ struct LiveInboxTests {
     }
 
     @Test func checkingForMailKeepsTheSelectedMessageSelectedAndInView() async {
-        let harness = ScreenHarness(service: Self.service(extra: 1000), size: .init(width: 80, height: 24))
+        let harness = ScreenHarness(
+            service: ScreenHarness.sampleService(extra: 1000), size: .init(width: 80, height: 24))
         await harness.settleAll(after: harness.model.start)
         harness.press(.character("g"))
         for _ in 0..<10 {
@@ -148,7 +134,8 @@ struct LiveInboxTests {
     @Test func thePinnedSectionHoldsEveryPinnedMessageFromTheStart() async {
         // Pinned: the sample's two (Snape, Hagrid) and three far down the mailbox.
         let harness = ScreenHarness(
-            service: Self.service(extra: 600, pinned: [250, 420, 599]), size: .init(width: 80, height: 24))
+            service: ScreenHarness.sampleService(extra: 600, pinned: [250, 420, 599]),
+            size: .init(width: 80, height: 24))
         await harness.settleAll(after: harness.model.start)
         #expect(harness.model.inboxWindow.pinnedCount == 5)
         let lines = harness.lines
@@ -167,7 +154,8 @@ struct LiveInboxTests {
     }
 
     @Test func aMessagePinnedFromTheResultsJoinsThePinnedSection() async {
-        let harness = ScreenHarness(service: Self.service(extra: 600), size: .init(width: 80, height: 24))
+        let harness = ScreenHarness(
+            service: ScreenHarness.sampleService(extra: 600), size: .init(width: 80, height: 24))
         await harness.settleAll(after: harness.model.start)
         #expect(harness.model.inboxWindow.pinnedCount == 2)
         harness.press(.character("/"))
@@ -188,7 +176,8 @@ struct LiveInboxTests {
     }
 
     @Test func mailMarkedDeletedElsewhereLeavesAndComesBackWhenTheMarkIsCleared() async {
-        let harness = ScreenHarness(service: Self.service(extra: 300), size: .init(width: 80, height: 24))
+        let harness = ScreenHarness(
+            service: ScreenHarness.sampleService(extra: 300), size: .init(width: 80, height: 24))
         await harness.settleAll(after: harness.model.start)
         let count = harness.model.inboxWindow.count
         // A message on screen, and one on a page not held.

@@ -38,8 +38,9 @@ final class ScreenHarness {
         screen = TerminalScreen(size: size)
     }
 
-    /// The sample mailbox, dated from ``now``.
-    static func sampleService(extra: Int = 0) -> InMemoryMailService {
+    /// The sample mailbox, dated from ``now``, and `extra` older messages, those numbered in
+    /// `pinned` flagged.
+    static func sampleService(extra: Int = 0, pinned: Set<Int> = []) -> InMemoryMailService {
         var emails = InMemoryMailService.sampleEmails(now: now)
         for number in 0..<extra {
             emails.append(
@@ -48,7 +49,7 @@ final class ScreenHarness {
                     from: Email.Person(name: "Sender \(number)", address: "sender\(number)@example.com"),
                     subject: "Older message \(number)",
                     date: now.addingTimeInterval(-Double(500 + number) * 3600), preview: "Text \(number)",
-                    flags: [.seen]))
+                    flags: pinned.contains(number) ? [.seen, .flagged] : [.seen]))
         }
         return InMemoryMailService(emails: emails, now: { now })
     }
