@@ -397,8 +397,10 @@ struct TUITests {
         ) { tmux in
             try await tmux.waitFor(text: "Updated just now")
             try await tmux.press("j", "j", "j")
-            let inbox = try await tmux.waitFor("the fourth row selected", settled: true) {
+            // Its row loaded (pinned rows come by UID after the first page).
+            let inbox = try await tmux.waitFor("the fourth row selected and loaded", settled: true) {
                 $0.split(separator: "\n").firstIndex { $0.hasPrefix(">") } == 5
+                    && self.row($0, ">")?.contains("Loading...") == false
             }
             try await tmux.press("C-z")
             let shell = try await tmux.waitFor(text: "Stopped")
