@@ -147,7 +147,7 @@ public struct CommandFailure: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String { message }
 }
 
-/// The tool's exit status (docs/specs/cli.md, "Exit codes"; the values follow sysexits.h).
+/// The tool's exit status (docs/cli.md, "Exit codes"; the values follow sysexits.h).
 public struct ExitCode: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
     public var rawValue: Int32
 

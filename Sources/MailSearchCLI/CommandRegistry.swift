@@ -28,7 +28,7 @@ public struct CommandRegistry {
     /// An empty registry.
     public init() {}
 
-    /// Every command of specs/cli.md, in the order the help lists them, with the account
+    /// Every command of docs/cli.md, in the order the help lists them, with the account
     /// options accepted before any command.
     public static func standard() -> CommandRegistry {
         var registry = CommandRegistry()

@@ -1,7 +1,7 @@
 public import IMAPCore
 
 /// Which capabilities the mock server announces, so that clients' fallbacks get tested
-/// (`../shared/specs/mock-server.md`, "Profiles").
+/// (`docs/mock-server.md`, "Profiles").
 public enum Profile: String, Hashable, Sendable, CaseIterable {
     /// Dovecot-like: LITERAL+, ID, ENABLE, IDLE, SORT, SORT=DISPLAY, ESEARCH, CONDSTORE, UIDPLUS, MOVE, NAMESPACE,
     /// PREVIEW, BINARY, SASL-IR, AUTH=PLAIN.

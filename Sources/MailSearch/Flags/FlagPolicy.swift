@@ -1,6 +1,6 @@
 public import IMAPCore
 
-/// Which flags mean "read" and "pinned" (specs/inbox-view-model.md, FlagPolicy).
+/// Which flags mean "read" and "pinned" (docs/inbox-view-model.md, FlagPolicy).
 ///
 /// Read is always `\Seen`. Pinned is `\Flagged` unless a keyword such as `$Pinned` is configured
 /// and the mailbox can store it (its PERMANENTFLAGS list the keyword or `\*`); otherwise it falls

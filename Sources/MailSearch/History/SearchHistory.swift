@@ -1,7 +1,7 @@
 public import FoundationEssentials
 import SystemLayer
 
-/// The searches a person ran, per account, newest first (specs/cli.md, "History and suggestions").
+/// The searches a person ran, per account, newest first (docs/cli.md, "History and suggestions").
 ///
 /// Stored in `$XDG_STATE_HOME/mailsearch/history.json` (default `~/.local/state/mailsearch`) as
 /// `{"version":1,"accounts":{"<account>":["newest", ...]}}`, written atomically with mode 0600.

@@ -28,7 +28,7 @@ public struct Suggestion: Hashable, Sendable, CustomStringConvertible {
     public var description: String { text }
 }
 
-/// What to offer while a person types (specs/cli.md, "History and suggestions"): recent searches
+/// What to offer while a person types (docs/cli.md, "History and suggestions"): recent searches
 /// that start with the text, then operator completions, then people after `from:`/`to:`; at most
 /// `limit`, no duplicates. Local only: no server round trip.
 public enum Suggestions {

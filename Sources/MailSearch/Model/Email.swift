@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import IMAPCore
 public import MailMIME
 
-/// One message as the inbox and the search results show it (specs/inbox-view-model.md, "The
+/// One message as the inbox and the search results show it (docs/inbox-view-model.md, "The
 /// model"), mapped from MailMIME's decoded ``MailSummary``.
 ///
 /// Identity is (mailbox, UIDVALIDITY, UID): the same UID in a re-created mailbox is another

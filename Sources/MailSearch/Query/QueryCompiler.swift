@@ -24,7 +24,7 @@ public struct CompiledSearch: Hashable, Sendable {
     public var programKeys: [SearchKey] { excludesDeleted ? keys + [.undeleted] : keys }
 }
 
-/// Compiles a `Query` into IMAP search keys for one server and mailbox (specs/query-language.md,
+/// Compiles a `Query` into IMAP search keys for one server and mailbox (docs/query-language.md,
 /// "Fields and their IMAP meaning").
 public enum QueryCompiler {
     /// The largest size an IMAP4rev1 server can search (`number` is 32-bit there).

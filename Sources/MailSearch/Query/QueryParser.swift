@@ -28,7 +28,7 @@ public enum QueryHint: Hashable, Sendable {
     }
 }
 
-/// Parses the search language of `specs/query-language.md` into a `Query`.
+/// Parses the search language of `docs/query-language.md` into a `Query`.
 ///
 /// ```
 /// let parsed = try QueryParser.parse("from:alice OR from:bob is:unread")

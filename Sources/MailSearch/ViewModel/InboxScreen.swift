@@ -1,6 +1,6 @@
 package import IMAPCore
 
-/// The inbox and search screen as a pure state machine (specs/inbox-view-model.md): feed it an
+/// The inbox and search screen as a pure state machine (docs/inbox-view-model.md): feed it an
 /// ``Event``, it changes its state and returns the ``Effect``s to perform. It does no I/O;
 /// ``InboxViewModel`` performs the effects and feeds their outcomes back as events.
 ///

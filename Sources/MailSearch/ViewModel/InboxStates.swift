@@ -1,5 +1,5 @@
 /// Which of the two screens shows: the inbox, or search (entered when the search field gains
-/// focus, specs/inbox-view-model.md "States").
+/// focus, docs/inbox-view-model.md "States").
 public enum InboxViewState: Hashable, Sendable {
     /// The inbox list (pinned section first, then the rest newest first).
     case emails

@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import Observation
 import Synchronization
 
-/// The inbox and search screen (specs/inbox-view-model.md), observable and UI-toolkit free: a
+/// The inbox and search screen (docs/inbox-view-model.md), observable and UI-toolkit free: a
 /// SwiftUI view on Apple platforms binds to it unchanged, and the terminal UI reads the same
 /// properties.
 ///

@@ -1,4 +1,4 @@
-/// The account options of specs/cli.md ("Accounts and secrets"), as given on the command line
+/// The account options of docs/cli.md ("Accounts and secrets"), as given on the command line
 /// (before the command or after it). They are checked on their own here; `AccountSettings`
 /// merges them with the config file when the command runs.
 public struct AccountOptions: Hashable, Sendable {

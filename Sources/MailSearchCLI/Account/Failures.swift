@@ -2,7 +2,7 @@ import IMAPClient
 import MailSearch
 import Transport
 
-/// Turns a service failure into the exit code and the one line of specs/cli.md, "Exit codes":
+/// Turns a service failure into the exit code and the one line of docs/cli.md, "Exit codes":
 /// 69 the server cannot be reached or TLS fails, 77 the login is refused, 75 the server answered
 /// NO/BAD or the connection broke mid-command, 65 the query does not parse, 1 anything else.
 enum Failures {

@@ -39,7 +39,7 @@ struct OpenAccount: Sendable {
 
     /// Resolves `options`, gets the secret, connects, logs in and opens the mailbox.
     ///
-    /// - Throws: the failure with the exit code of specs/cli.md: 64 for a missing account or
+    /// - Throws: the failure with the exit code of docs/cli.md: 64 for a missing account or
     ///   secret, 69 unreachable or TLS, 77 login refused, 75 NO/BAD or a broken connection.
     static func open(
         _ options: AccountOptions, context: CommandContext,

@@ -6,7 +6,7 @@ import MailSearch
 ///
 /// The account is opened before the screen takes over the terminal, so a password prompt, an
 /// unreachable server or a refused login are reported like any other command's (exit codes of
-/// specs/cli.md). The terminal is restored on `q`, Ctrl-C, SIGTERM, SIGHUP and on errors; ended
+/// docs/cli.md). The terminal is restored on `q`, Ctrl-C, SIGTERM, SIGHUP and on errors; ended
 /// by a signal, the tool exits with 128 + its number.
 public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import FoundationEssentials
 import JSONText
 import MailSearch
 
-/// An email as one line of `--json` (specs/cli.md, "Output"): every key always present, in this
+/// An email as one line of `--json` (docs/cli.md, "Output"): every key always present, in this
 /// order: uid, mailbox, from, to, subject, date, preview, read, pinned, flags, hasAttachment, size.
 ///
 /// ```json

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import MailSearch
 
-/// Messages as rows for a person (specs/cli.md, "Output"): a marker column (`●` unread, `📌`
+/// Messages as rows for a person (docs/cli.md, "Output"): a marker column (`●` unread, `📌`
 /// pinned), the UID, the date (today `14:05`, this year `Mar 5`, else `2023-03-05`), the sender,
 /// the subject and a dimmed preview. Colours only on a terminal, never with `NO_COLOR`; rows
 /// are cut to the terminal's width.

@@ -4,7 +4,7 @@ import MockIMAPServer
 import TestSupport
 import Testing
 
-/// Each exit code of specs/cli.md from the built binary, each failure as exactly one `error:`
+/// Each exit code of docs/cli.md from the built binary, each failure as exactly one `error:`
 /// line on standard error and nothing on standard output.
 @Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct ExitCodeTests {

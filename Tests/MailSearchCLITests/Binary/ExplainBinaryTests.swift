@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `mailsearch explain` prints exactly the lines of every example of specs/query-language.md
+/// `mailsearch explain` prints exactly the lines of every example of docs/query-language.md
 /// (the table the library's tests use), or its error with exit code 65.
 @Suite(.hangGuard) struct ExplainBinaryTests {
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-explain")

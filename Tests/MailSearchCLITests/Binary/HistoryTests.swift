@@ -91,7 +91,7 @@ struct HistoryTests {
     }
 }
 
-/// The history keeps the 20 newest searches (specs/cli.md), through the binary.
+/// The history keeps the 20 newest searches (docs/cli.md), through the binary.
 @Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct HistoryCapacityTests {
     @Test func historyIsCappedAtTwenty() async throws {

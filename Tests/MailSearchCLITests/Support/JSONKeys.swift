@@ -41,7 +41,7 @@ func topLevelKeys(_ line: String) -> [String] {
     return keys
 }
 
-/// The keys of specs/cli.md's JSON lines, in order.
+/// The keys of docs/cli.md's JSON lines, in order.
 let emailKeys = [
     "uid", "mailbox", "from", "to", "subject", "date", "preview", "read", "pinned", "flags", "hasAttachment", "size",
 ]

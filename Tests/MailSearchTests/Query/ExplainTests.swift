@@ -44,7 +44,7 @@ func words(_ word: String) -> String {
 }
 
 @Suite(.hangGuard) struct ExplainTests {
-    /// The 22 examples of specs/query-language.md, word for word (shared with the CLI's
+    /// The 22 examples of docs/query-language.md, word for word (shared with the CLI's
     /// `mailsearch explain` tests).
     static let specExamples: [ExplainRow] = QueryLanguageExamples.rows.map { example in
         let server = Server(rawValue: example.server) ?? .rev1

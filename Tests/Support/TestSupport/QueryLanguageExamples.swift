@@ -1,4 +1,4 @@
-/// The 22 examples of specs/query-language.md ("Examples that must hold"), word for word, as
+/// The 22 examples of docs/query-language.md ("Examples that must hold"), word for word, as
 /// plain data: the library's explain tests and the `mailsearch explain` binary tests both run
 /// them. Today is 2024-03-15; the server is IMAP4rev1 unless `server` says otherwise.
 public struct QueryLanguageExample: Sendable, CustomStringConvertible {

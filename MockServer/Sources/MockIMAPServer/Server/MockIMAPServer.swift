@@ -20,7 +20,7 @@ import Glibc
 /// #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: 7) == [.seen])
 /// await server.stop()
 /// ```
-/// See `../shared/specs/mock-server.md` for the protocol it speaks.
+/// See `docs/mock-server.md` for the protocol it speaks.
 public final class MockIMAPServer: Sendable {
     /// What the server was started with.
     public let configuration: Configuration
