@@ -96,11 +96,12 @@ import Testing
         Case(criteria: "TO", order: [4, 2, 6, 1, 5, 3]),
         Case(criteria: "CC", order: [2, 3, 5, 6, 4, 1]),
         Case(criteria: "CC FROM", order: [5, 2, 6, 3, 4, 1]),
-        // RFC 5957: the decoded name, else mailbox@host ("" for a group); "BJ\u{F6}RN" after "BERT".
+        // RFC 5957: the decoded name, else mailbox@host; "BJ\u{F6}RN" after "BERT".
         Case(criteria: "DISPLAYFROM", order: [5, 2, 4, 3, 6, 1]),
         Case(criteria: "REVERSE DISPLAYFROM", order: [1, 6, 3, 4, 2, 5]),
-        // "MIKE ROSS" before "MIKE@X.ORG": the space (0x20) before "@" (0x40).
-        Case(criteria: "DISPLAYTO", order: [3, 4, 2, 6, 5, 1]),
+        // "MIKE ROSS" before "MIKE@X.ORG": the space (0x20) before "@" (0x40); a group by its
+        // name ("UNDISCLOSED-RECIPIENTS" last), as Dovecot sorts it.
+        Case(criteria: "DISPLAYTO", order: [4, 2, 6, 5, 1, 3]),
         Case(criteria: "ARRIVAL", order: [1, 2, 3, 4, 5, 6]),
     ]
 
@@ -111,6 +112,27 @@ import Testing
         _ = try await client.selectInbox(readOnly: true)
         #expect(try await client.numbers("s", "SORT (\(sortCase.criteria)) UTF-8 ALL") == sortCase.order)
         #expect(try await client.numbers("u", "UID SORT (\(sortCase.criteria)) US-ASCII ALL") == sortCase.order)
+    }
+
+    /// imaptest's `sort-display-to` (Dovecot passes it): groups sort by their name, an empty
+    /// group too; encoded words decoded; a name before a bare address when it sorts first.
+    @Test func displayToAsImaptestChecksIt() async throws {
+        let recipients = [
+            "foo bar <a@b.c>", "b@c.d", "d", "=?iso-8859-1?q?foo_aar?= <e@f.g>", "=?iso-8859-1?q?foo_car?= <f@g.h>",
+            "a: xx@xx.org, yy@yy.org;", "z: aa@aa.org, bb@bb.org;", "empty:;",
+        ]
+        let server = try await startServer()
+        for (index, to) in recipients.enumerated() {
+            try server.store.seed(
+                user: "alice",
+                from: .raw(Array("From: user@domain\r\nTo: \(to)\r\n\r\n\(index + 1)\r\n".utf8), internalDate: nil))
+        }
+        let client = try await server.rawClient()
+        defer { client.close() }
+        _ = try await client.selectInbox(readOnly: true)
+        #expect(try await client.numbers("s", "SORT (DISPLAYTO) US-ASCII ALL") == [6, 2, 3, 8, 4, 1, 5, 7])
+        #expect(try await client.numbers("r", "SORT (REVERSE DISPLAYTO) US-ASCII ALL") == [7, 5, 1, 4, 8, 3, 2, 6])
+        await server.stop()
     }
 
     @Test func displayKeysNeedTheCapability() async throws {

@@ -12,8 +12,8 @@ import MailMIME
 ///   the group's first ENVELOPE entry carries it; for an address missing its local part,
 ///   `MISSING_MAILBOX`).
 /// - DISPLAYFROM, DISPLAYTO: the effective display name of RFC 5957 3: the addr-name with RFC
-///   2047 words decoded when not empty, else `mailbox@host`, else the empty string (so a group
-///   sorts as "", where Dovecot uses the group's name).
+///   2047 words decoded when not empty, else `mailbox@host`; for a group, the group's name, as
+///   Dovecot sorts it; without a To or From, the empty string.
 ///
 /// ```
 /// C: s1 SORT (REVERSE SUBJECT DATE) US-ASCII ALL
@@ -88,10 +88,11 @@ struct SortOrder {
             let decoded = EncodedWords.decode(Array(name.bytes))
             if !decoded.isEmpty { return Array(decoded.utf8) }
         }
-        if let mailbox = address.mailbox, let host = address.host {
-            return Array(mailbox.bytes) + [UInt8(ascii: "@")] + Array(host.bytes)
-        }
-        return []
+        guard let mailbox = address.mailbox else { return [] }
+        // No host: the start of a group (RFC 3501 7.4.2), whose mailbox field holds the group's
+        // name; Dovecot sorts a group by that name, and so does this (imaptest's sort-display-to).
+        guard let host = address.host else { return Array(mailbox.bytes) }
+        return Array(mailbox.bytes) + [UInt8(ascii: "@")] + Array(host.bytes)
     }
 
     /// The i;ascii-casemap collation key (RFC 4790 9.2): a-z mapped to A-Z; other octets as they

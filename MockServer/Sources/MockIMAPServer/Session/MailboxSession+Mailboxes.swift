@@ -327,7 +327,8 @@ extension MailboxSession {
     func append(_ message: AppendMessage, to mailbox: MailboxName) -> Reply {
         let name = Self.wireName(mailbox)
         if let invalid = FlagValidation.firstInvalid(message.flags) { return .bad(invalid) }
-        let indexed = IndexedMessage(bytes: Array(message.data.bytes))
+        let bytes = Array(message.data.bytes)
+        let indexed = IndexedMessage(bytes: message.binary ? BinaryAppend.storedForm(of: bytes) : bytes)
         let date = message.internalDate ?? IMAPDateTime(secondsSinceEpoch: now())
         do {
             let (uid, validity) = try store.update(user: user, mailbox: name) {
