@@ -216,7 +216,8 @@ public struct MailSearchTool {
             context.standardOutput.write(formatter.commandHelp(HelpCommand.configuration))
             return .success
         }
-        let path = parsed.arguments("command").flatMap { $0.split(separator: " ").map(String.init) }
+        let words = HelpCommand.commandArgument.readAll(from: parsed)
+        let path = words.flatMap { $0.split(separator: " ").map(String.init) }
         if path.isEmpty {
             context.standardOutput.write(formatter.toolHelp(abstract: abstract, registry: registry))
             return .success
