@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "JSONText", swiftSettings: strictSettings),
         .systemLibrary(name: "CProcessControl"),
         .target(name: "SystemLayer", dependencies: ["CProcessControl"], swiftSettings: strictSettings),
-        .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "Transport", dependencies: ["COpenSSL", "SystemLayer"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
             dependencies: ["IMAPCore", "MailMIME", "Transport"],

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemLayer
 #endif
 
 /// Whether a socket address is in 127.0.0.0/8 or is ::1 (or IPv4-mapped loopback).
@@ -31,7 +32,7 @@ func isPeerLoopback(_ descriptor: Int32) -> Bool {
     return withUnsafeMutablePointer(to: &storage) { pointer -> Bool in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
             do {
-                let named = try systemCall("getpeername", handingBack: { _ in true }) {
+                let named = try transportCall("getpeername", handingBack: { _ in true }) {
                     getpeername(descriptor, address, &length)
                 }
                 guard case .success = named else { return false }

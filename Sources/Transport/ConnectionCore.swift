@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SystemLayer
 #endif
 
 /// The one object that owns a connection's socket and `SSL*`, and the I/O thread that uses them.
@@ -53,7 +54,7 @@ final class ConnectionCore: @unchecked Sendable {
     init(descriptor: Int32) throws(TransportError) {
         _ = brokenPipeSignalIgnored
         self.descriptor = descriptor
-        wakeUp = try WakeUpPipe()
+        wakeUp = try transporting { () throws(SystemCallError) in try WakeUpPipe() }
     }
 
     /// Wakes the I/O thread to take up a request.

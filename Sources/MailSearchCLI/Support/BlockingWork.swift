@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Transport
+import SystemLayer
 
 #if canImport(Glibc)
 import Glibc
@@ -16,13 +16,13 @@ enum BlockingWork {
         _ body: @escaping @Sendable () throws(CommandFailure) -> Value
     ) async throws(CommandFailure) -> Value {
         let result: Result<Value, CommandFailure> = await withCheckedContinuation { continuation in
-            do throws(TransportError) {
+            do throws(SystemCallError) {
                 // Parsers recurse; give them the main thread's room.
-                try startIOThread(name: "blocking-work", stackSize: 8 << 20) {
+                try startThread(name: "blocking-work", stackSize: 8 << 20) {
                     continuation.resume(returning: Result { () throws(CommandFailure) -> Value in try body() })
                 }
             } catch {
-                continuation.resume(returning: .failure(CommandFailure(error.message)))
+                continuation.resume(returning: .failure(CommandFailure("could not start a thread: \(error.reason)")))
             }
         }
         return try result.get()

@@ -85,7 +85,7 @@ final class TerminalUI {
         defer { signals.stop() }
         let terminal = try RawTerminal()
         defer { terminal.restore() }
-        let input = TerminalInput()
+        let input = try TerminalInput(descriptor: terminal.input)
         defer { input.stop() }
         let model = InboxViewModel(service: service, history: history, pageSize: 50)
         let driver = TerminalUI(
