@@ -110,8 +110,8 @@ let package = Package(
         .testTarget(
             name: "MailSearchCLITests",
             dependencies: [
-                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "Transport",
-                "MockIMAPServer", "TestSupport",
+                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "SystemLayer",
+                "Transport", "MockIMAPServer", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,5 @@
+import SystemLayer
+
 /// One command of the tool, in the shape of swift-argument-parser's `ParsableCommand`: it
 /// declares its name, abstract, usage, options and arguments; the tool parses the command line
 /// against them, builds the command with `init(parsing:)`, calls `validate()`, then `run(context:)`.

@@ -53,11 +53,9 @@ public enum ChildProcess {
                 break
             }
             if count == 0 { break }
-            if outcome.output.count < outputLimit {
-                outcome.output += buffer[0..<min(count, outputLimit - outcome.output.count)]
-            } else {
-                outcome.truncated = true
-            }
+            let room = outputLimit - outcome.output.count
+            outcome.output += buffer[0..<min(count, room)]
+            if count > room { outcome.truncated = true }
         }
         closeDescriptor(pipeEnds[0])
         // The child is waited for even when reading failed, so none is left behind.

@@ -1,6 +1,6 @@
+// libc: sockets: sockaddr, inet_pton, getpeername.
 #if canImport(Glibc)
 import Glibc
-import SystemLayer
 #endif
 
 /// Whether a socket address is in 127.0.0.0/8 or is ::1 (or IPv4-mapped loopback).

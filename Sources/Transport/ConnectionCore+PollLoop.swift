@@ -1,8 +1,9 @@
 internal import COpenSSL
+import SystemLayer
 
+// libc: sockets: poll on the socket for reading and writing, recv, send.
 #if canImport(Glibc)
 import Glibc
-import SystemLayer
 #endif
 
 /// The I/O thread: it connects, then goes round one loop (take new requests, do what can be done

@@ -1,10 +1,6 @@
 internal import COpenSSL
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
 import SystemLayer
-#endif
 
 /// The one object that owns a connection's socket and `SSL*`, and the I/O thread that uses them.
 ///
@@ -73,5 +69,10 @@ final class ConnectionCore: @unchecked Sendable {
 /// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone; the
 /// default action would kill the process. A connection reports a broken pipe as an error instead.
 private let brokenPipeSignalIgnored: Void = {
-    _ = signal(SIGPIPE, SIG_IGN)
+    do throws(SystemCallError) {
+        try ProcessSignals.ignoreBrokenPipe()
+    } catch {
+        // signal() fails only for an invalid signal number: a bug.
+        assertionFailure("could not ignore SIGPIPE: \(error)")
+    }
 }()

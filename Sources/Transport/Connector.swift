@@ -1,6 +1,8 @@
+import SystemLayer
+
+// libc: sockets: getaddrinfo, socket, connect, getsockopt.
 #if canImport(Glibc)
 import Glibc
-import SystemLayer
 #endif
 
 /// Opens the TCP connection of a `ConnectPlan` on the connection's I/O thread: resolves the host,

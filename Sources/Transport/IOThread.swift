@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import Glibc
 import SystemLayer
-#endif
 
 /// Starts a detached thread that runs `body` (SystemLayer's `startThread`). Connections use one
 /// each, so that blocking system calls and OpenSSL never run on the cooperative thread pool.

@@ -1,8 +1,9 @@
 import Synchronization
+import SystemLayer
 
+// libc: sockets: socket, bind, listen, accept.
 #if canImport(Glibc)
 import Glibc
-import SystemLayer
 #endif
 
 /// A listening TCP socket on its own accept thread (server side; the mock server uses it).

@@ -1,7 +1,7 @@
 import SystemLayer
 
+// libc: setsockopt and its constants (the socket options are Transport's own).
 #if canImport(Glibc)
-// setsockopt and its constants: the socket options are Transport's own.
 import Glibc
 #endif
 

@@ -1,3 +1,4 @@
+// libc: fopen and fread of a PEM file.
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import IMAPClient
 import SystemLayer
 
-// The no-echo password prompt (termios, a SIGINT handler that restores it) and environ.
+// libc: the no-echo password prompt (termios, and a SIGINT handler that restores the echo).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -104,14 +104,7 @@ enum Secrets {
 
     /// This process's environment for a password or token command: without MAILSEARCH_PASSWORD.
     static func childEnvironment() -> [String] {
-        var entries: [String] = []
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("MAILSEARCH_PASSWORD=") { entries.append(text) }
-            cursor += 1
-        }
-        return entries
+        ProcessEnvironment.entries().filter { !$0.hasPrefix("MAILSEARCH_PASSWORD=") }
     }
 
     /// Asks on standard error and reads one line from the terminal on standard input without

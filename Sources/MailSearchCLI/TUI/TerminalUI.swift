@@ -3,6 +3,7 @@ package import MailSearch
 import Observation
 import Synchronization
 
+// libc: signal and kill for suspending the screen (Ctrl-Z).
 #if canImport(Glibc)
 import Glibc
 #endif
