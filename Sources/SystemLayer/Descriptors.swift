@@ -115,6 +115,25 @@ public func readSome(
     return try systemCall("read") { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count) } }
 }
 
+/// Reads `descriptor` to its end (a blocking descriptor).
+public func readToEnd(_ descriptor: Int32) throws(SystemCallError) -> [UInt8] {
+    var contents: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = try readSome(descriptor, into: &buffer)
+        if count == 0 { return contents }
+        contents += buffer[0..<count]
+    }
+}
+
+/// The whole contents of the file at `path`, for a file the user names (a CA certificate):
+/// links are followed and any owner will do (private files go through ``PrivateFiles``).
+public func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+    let descriptor = try openForReading(path)
+    defer { closeDescriptor(descriptor) }
+    return try readToEnd(descriptor)
+}
+
 /// Writes as much of `bytes` as the descriptor takes now: the count written. EINTR is retried.
 public func writeSome(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemCallError) -> Int {
     try systemCall("write") { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
