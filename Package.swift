@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "JSONText", swiftSettings: strictSettings),
         .systemLibrary(name: "CProcessControl"),
         .target(name: "SystemLayer", dependencies: ["CProcessControl"], swiftSettings: strictSettings),
-        .target(name: "Transport", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "Transport", dependencies: ["COpenSSL", "SystemLayer"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
             dependencies: ["IMAPCore", "MailMIME", "Transport"],
@@ -110,8 +110,8 @@ let package = Package(
         .testTarget(
             name: "MailSearchCLITests",
             dependencies: [
-                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "Transport",
-                "MockIMAPServer", "TestSupport",
+                "MailSearchCLI", "MailSearch", "IMAPClient", "IMAPCore", "JSONText", "MailMIME", "SystemLayer",
+                "Transport", "MockIMAPServer", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

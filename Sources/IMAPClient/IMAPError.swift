@@ -25,6 +25,9 @@ public struct IMAPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let bye = Code("bye")
         /// The server sent bytes that are not IMAP.
         public static let protocolViolation = Code("protocolViolation")
+        /// What answered before logging in (the greeting, STARTTLS) was not an IMAP server: another
+        /// protocol on the port, or bytes that are not IMAP.
+        public static let notIMAP = Code("notIMAP")
         /// The server stopped answering.
         public static let timeout = Code("timeout")
         /// The caller's task was cancelled, or the session was closed.

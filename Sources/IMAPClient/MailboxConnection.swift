@@ -521,7 +521,7 @@ public actor MailboxConnection {
     }
 
     static func isConnectionLoss(_ error: IMAPError) -> Bool {
-        [.connection, .timeout, .bye, .protocolViolation].contains(error.code)
+        [.connection, .timeout, .bye, .protocolViolation, .notIMAP].contains(error.code)
     }
 
     /// A failure that a new connection may not have (a lost connection, or the server saying

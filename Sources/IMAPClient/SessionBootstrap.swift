@@ -88,7 +88,9 @@ enum SessionBootstrap {
             return session
         } catch {
             connection.close()
-            throw error
+            // Before login, bytes that are not IMAP mean no IMAP server answered.
+            guard error.code == .protocolViolation else { throw error }
+            throw IMAPError(.notIMAP, error.message)
         }
     }
 

@@ -1,3 +1,4 @@
+// libc: iconv for the charsets Swift does not decode (MailMIME depends on nothing of ours).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+import SystemLayer
+
 /// One command of the tool, in the shape of swift-argument-parser's `ParsableCommand`: it
 /// declares its name, abstract, usage, options and arguments; the tool parses the command line
 /// against them, builds the command with `init(parsing:)`, calls `validate()`, then `run(context:)`.
@@ -6,10 +8,11 @@
 /// struct Hello: ParsableCommand {
 ///     static let configuration = CommandConfiguration(
 ///         name: "hello", abstract: "Say hello.",
-///         arguments: [ArgumentDefinition(name: "name", help: "Who to greet.")])
+///         arguments: [nameArgument.definition])
+///     static let nameArgument = PositionalArgument("name", help: "Who to greet.")
 ///     var name: String
 ///     init(parsing arguments: ParsedArguments) throws(UsageError) {
-///         name = try arguments.required("name")
+///         name = try Self.nameArgument.read(from: arguments)
 ///     }
 ///     func run(context: CommandContext) throws(CommandFailure) {
 ///         context.standardOutput.write("hello, \(name)\n")
@@ -51,7 +54,7 @@ extension AsyncParsableCommand {
 
 extension ParsedArguments {
     /// The value of the positional argument `name`, which the definitions make required.
-    public func required(_ name: String) throws(UsageError) -> String {
+    func required(_ name: String) throws(UsageError) -> String {
         guard let value = argument(name) else { throw UsageError("missing argument <\(name)>") }
         return value
     }

@@ -4,7 +4,7 @@ struct HelpFormatter {
     /// The tool's name (`mailsearch`).
     var toolName: String
 
-    static let helpOption = OptionDefinition.flag("help", short: "h", help: "Show help information.")
+    static let helpOption = FlagOption("help", short: "h", help: "Show help information.").definition
 
     /// The tool's help: every command, one row each.
     func toolHelp(abstract: String, registry: CommandRegistry) -> String {
@@ -87,8 +87,8 @@ enum HelpCommand {
     static let configuration = CommandConfiguration(
         name: "help",
         abstract: "Show the help of the tool or of one command.",
-        arguments: [
-            ArgumentDefinition(
-                name: "command", help: "The command to explain (\"debug parse\").", isOptional: true, isRepeating: true)
-        ])
+        arguments: [commandArgument.definition])
+
+    static let commandArgument = PositionalArgument(
+        "command", help: "The command to explain (\"debug parse\").", isOptional: true, isRepeating: true)
 }

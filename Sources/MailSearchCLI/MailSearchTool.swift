@@ -1,10 +1,5 @@
+import SystemLayer
 import Transport
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `mailsearch` command line: finds the command the words name, parses its options, and runs
 /// it, turning every problem into one `error: ...` line on standard error and an exit code.
@@ -89,7 +84,7 @@ public struct MailSearchTool {
     /// itself.
     public static func end(_ status: ExitCode) -> Never {
         RawTerminal.restoreActiveTerminal(matching: nil)
-        _exit(status.rawValue)
+        exitImmediately(status.rawValue)
     }
 
     /// `message` as one line a terminal only shows: line breaks become one space, and every
@@ -216,7 +211,8 @@ public struct MailSearchTool {
             context.standardOutput.write(formatter.commandHelp(HelpCommand.configuration))
             return .success
         }
-        let path = parsed.arguments("command").flatMap { $0.split(separator: " ").map(String.init) }
+        let words = HelpCommand.commandArgument.readAll(from: parsed)
+        let path = words.flatMap { $0.split(separator: " ").map(String.init) }
         if path.isEmpty {
             context.standardOutput.write(formatter.toolHelp(abstract: abstract, registry: registry))
             return .success

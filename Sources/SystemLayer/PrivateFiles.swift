@@ -82,14 +82,10 @@ public enum PrivateFiles {
     public static func read(_ path: String) throws(PrivateFileError) -> [UInt8]? {
         guard let descriptor = try open(path, creating: false) else { return nil }
         defer { closeDescriptor(descriptor) }
-        var contents: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = try call(path, "read") {
-                buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            }
-            if count == 0 { return contents }
-            contents += buffer[0..<count]
+        do throws(SystemCallError) {
+            return try readToEnd(descriptor)
+        } catch {
+            throw PrivateFileError(path, "failed in read (\(error.reason)); check its permissions and free space")
         }
     }
 
@@ -104,7 +100,7 @@ public enum PrivateFiles {
         let descriptor = try call(directory, "mkstemp") { mkstemp(&template) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
-        defer { if !renamed { unlink(temporary) } }
+        defer { if !renamed { removeLeftover(temporary) } }
         do throws(PrivateFileError) {
             try call(temporary, "fchmod") { fchmod(descriptor, 0o600) }
             var offset = 0
@@ -170,6 +166,17 @@ public enum PrivateFiles {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         let directory = String(path[..<slash])
         return directory.isEmpty ? "/" : directory
+    }
+
+    /// Removes the temporary file of a write that failed. The write's own failure is what the
+    /// caller hears; a temporary that cannot be removed (its directory went away, or became
+    /// unwritable) is ours, 0600 and named `.mailsearch.*`, and the next write does not reuse it.
+    private static func removeLeftover(_ temporary: String) {
+        do throws(SystemCallError) {
+            _ = try systemCall("unlink", handingBack: { $0 == ENOENT }) { unlink(temporary) }
+        } catch {
+            return
+        }
     }
 
     // MARK: - Checks

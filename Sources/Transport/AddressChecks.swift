@@ -1,3 +1,4 @@
+// libc: sockets: sockaddr, inet_pton, getpeername.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,7 @@ func isPeerLoopback(_ descriptor: Int32) -> Bool {
     return withUnsafeMutablePointer(to: &storage) { pointer -> Bool in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
             do {
-                let named = try systemCall("getpeername", handingBack: { _ in true }) {
+                let named = try transportCall("getpeername", handingBack: { _ in true }) {
                     getpeername(descriptor, address, &length)
                 }
                 guard case .success = named else { return false }

@@ -1,5 +1,7 @@
 internal import COpenSSL
+import SystemLayer
 
+// libc: sockets: poll on the socket for reading and writing, recv, send.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -227,11 +229,11 @@ extension ConnectionCore {
             pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),
         ]
         // EINTR goes back to the loop, which works the timeout out again.
-        let polled = try systemCall("poll", handingBack: isInterrupted) {
+        let polled = try transportCall("poll", handingBack: isInterrupted) {
             poll(&descriptors, 2, timeoutMilliseconds)
         }
         guard case .success = polled else { return }
-        if descriptors[1].revents != 0 { try wakeUp.drain() }
+        if descriptors[1].revents != 0 { try transporting { () throws(SystemCallError) in try wakeUp.drain() } }
     }
 
     /// Fails everything pending with `error`, closes the socket and ends the thread's work.
@@ -289,7 +291,7 @@ extension ConnectionCore {
                     return nil
                 }
             }
-            let received = try systemCall("recv", handingBack: isWouldBlock) {
+            let received = try transportCall("recv", handingBack: isWouldBlock) {
                 readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             }
             guard case .success(let count) = received else { return .read }
@@ -304,7 +306,7 @@ extension ConnectionCore {
 
     private func writeSome(_ bytes: [UInt8], from offset: Int) throws(TransportError) -> (Int, IODirection?) {
         if let ssl { return try TLSSteps.write(ssl, bytes, from: offset) }
-        let sent = try systemCall("send", handingBack: isWouldBlock) {
+        let sent = try transportCall("send", handingBack: isWouldBlock) {
             bytes.withUnsafeBytes { raw in
                 send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
             }

@@ -1,9 +1,6 @@
 internal import COpenSSL
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemLayer
 
 /// The one object that owns a connection's socket and `SSL*`, and the I/O thread that uses them.
 ///
@@ -53,7 +50,7 @@ final class ConnectionCore: @unchecked Sendable {
     init(descriptor: Int32) throws(TransportError) {
         _ = brokenPipeSignalIgnored
         self.descriptor = descriptor
-        wakeUp = try WakeUpPipe()
+        wakeUp = try transporting { () throws(SystemCallError) in try WakeUpPipe() }
     }
 
     /// Wakes the I/O thread to take up a request.
@@ -72,5 +69,10 @@ final class ConnectionCore: @unchecked Sendable {
 /// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone; the
 /// default action would kill the process. A connection reports a broken pipe as an error instead.
 private let brokenPipeSignalIgnored: Void = {
-    _ = signal(SIGPIPE, SIG_IGN)
+    do throws(SystemCallError) {
+        try ProcessSignals.ignoreBrokenPipe()
+    } catch {
+        // signal() fails only for an invalid signal number: a bug.
+        assertionFailure("could not ignore SIGPIPE: \(error)")
+    }
 }()

@@ -1,3 +1,6 @@
+import SystemLayer
+
+// libc: sockets: getaddrinfo, socket, connect, getsockopt.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +34,7 @@ struct Connector {
             entry = address.pointee.ai_next
             attempts += 1
             // Every failure of one address is handed back: the next address may work.
-            let opened = try systemCall("socket", handingBack: { _ in true }) {
+            let opened = try transportCall("socket", handingBack: { _ in true }) {
                 socket(
                     address.pointee.ai_family,
                     Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
@@ -46,7 +49,7 @@ struct Connector {
             }
             var result: Int32
             do {
-                let connected = try systemCall("connect", handingBack: { _ in true }) {
+                let connected = try transportCall("connect", handingBack: { _ in true }) {
                     Glibc.connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen)
                 }
                 switch connected {
@@ -106,13 +109,13 @@ struct Connector {
                 pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),
             ]
             // EINTR goes round this loop, which works the remaining time out again.
-            let polled = try systemCall("poll", handingBack: isInterrupted) { poll(&descriptors, 2, milliseconds) }
+            let polled = try transportCall("poll", handingBack: isInterrupted) { poll(&descriptors, 2, milliseconds) }
             guard case .success(let ready) = polled else { continue }
-            if descriptors[1].revents != 0 { try wakeUp.drain() }
+            if descriptors[1].revents != 0 { try transporting { () throws(SystemCallError) in try wakeUp.drain() } }
             if ready > 0 && descriptors[0].revents != 0 {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
-                try systemCall("getsockopt") { getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &error, &length) }
+                try transportCall("getsockopt") { getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &error, &length) }
                 return error
             }
         }

@@ -1,5 +1,6 @@
 internal import FoundationEssentials
 
+// libc: errno values, to word a failure for a person.
 #if canImport(Glibc)
 import Glibc
 #endif

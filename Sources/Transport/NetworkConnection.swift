@@ -1,10 +1,6 @@
 internal import COpenSSL
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Timeouts of the connection layer.
 public struct ConnectionTimeouts: Hashable, Sendable {
     /// Name resolution plus TCP connect, for all addresses together.

@@ -1,5 +1,7 @@
 import Synchronization
+import SystemLayer
 
+// libc: sockets: socket, bind, listen, accept.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,23 +59,23 @@ public final class NetworkListener: Sendable {
         case .failure(let failure): throw TransportError(.listenFailed, "cannot listen on \(host): \(failure.reason)")
         }
         defer { freeaddrinfo(address) }
-        let descriptor = try systemCall("socket") {
+        let descriptor = try transportCall("socket") {
             socket(
                 address.pointee.ai_family,
                 Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         do throws(TransportError) {
             var one: Int32 = 1
-            try systemCall("setsockopt") {
+            try transportCall("setsockopt") {
                 setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             }
             // bind and listen fail for reasons a person can act on (the port is taken): their
             // errno goes into a listenFailed message rather than a systemCallFailed one.
-            var bound = try systemCall("bind", handingBack: { _ in true }) {
+            var bound = try transportCall("bind", handingBack: { _ in true }) {
                 Glibc.bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen)
             }
             if case .success = bound {
-                bound = try systemCall("listen", handingBack: { _ in true }) { Glibc.listen(descriptor, backlog) }
+                bound = try transportCall("listen", handingBack: { _ in true }) { Glibc.listen(descriptor, backlog) }
             }
             if case .failure(let failure) = bound {
                 let reason = String(cString: strerror(failure.number))
@@ -91,7 +93,7 @@ public final class NetworkListener: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         return try withUnsafeMutablePointer(to: &storage) { pointer throws(TransportError) -> Int in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(TransportError) -> Int in
-                try systemCall("getsockname") { getsockname(descriptor, generic, &length) }
+                try transportCall("getsockname") { getsockname(descriptor, generic, &length) }
                 if Int32(generic.pointee.sa_family) == AF_INET6 {
                     return generic.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                         Int(UInt16(bigEndian: $0.pointee.sin6_port))
@@ -117,7 +119,7 @@ final class ListenerState: @unchecked Sendable {
 
     init(descriptor: Int32) throws(TransportError) {
         self.descriptor = descriptor
-        wakeUp = try WakeUpPipe()
+        wakeUp = try transporting { () throws(SystemCallError) in try WakeUpPipe() }
     }
 
     deinit { wakeUp.close() }
@@ -139,9 +141,9 @@ final class ListenerState: @unchecked Sendable {
                 pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0),
             ]
             do {
-                let polled = try systemCall("poll", handingBack: isInterrupted) { poll(&descriptors, 2, -1) }
+                let polled = try transportCall("poll", handingBack: isInterrupted) { poll(&descriptors, 2, -1) }
                 guard case .success = polled else { continue }
-                if descriptors[1].revents != 0 { try wakeUp.drain() }
+                if descriptors[1].revents != 0 { try transporting { () throws(SystemCallError) in try wakeUp.drain() } }
             } catch {
                 // poll itself failed (out of memory): nothing can be accepted; the stream ends.
                 return
@@ -149,7 +151,7 @@ final class ListenerState: @unchecked Sendable {
             guard descriptors[0].revents != 0 else { continue }
             while let accepted = acceptOne() {
                 do {
-                    try makeNonBlockingAndCloseOnExec(accepted)
+                    try transporting { () throws(SystemCallError) in try makeNonBlockingAndCloseOnExec(accepted) }
                     try setNoDelay(accepted)
                     output.yield(try NetworkConnection.accepted(descriptor: accepted, tls: tls, timeouts: timeouts))
                 } catch {
@@ -164,7 +166,7 @@ final class ListenerState: @unchecked Sendable {
     /// (ECONNABORTED) or a full descriptor table; the next poll tries again.
     private func acceptOne() -> Int32? {
         do {
-            let accepted = try systemCall("accept", handingBack: { _ in true }) { accept(descriptor, nil, nil) }
+            let accepted = try transportCall("accept", handingBack: { _ in true }) { accept(descriptor, nil, nil) }
             guard case .success(let descriptor) = accepted else { return nil }
             return descriptor
         } catch {

@@ -1,9 +1,5 @@
 internal import COpenSSL
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension ServerTLSConfiguration {
     /// A fresh P-256 key and a self-signed certificate for `hosts` (DNS names and IP addresses,
     /// all in subjectAltName), made in memory. Tests trust `certificateChainPEM`.

@@ -1,79 +1,37 @@
+import SystemLayer
+
+// libc: setsockopt and its constants (the socket options are Transport's own).
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An errno that a caller of `systemCall(_:handingBack:_:)` asked to handle itself.
-package struct SystemErrorNumber: Error, Equatable {
-    package let number: Int32
-
-    package init(number: Int32) { self.number = number }
-
-    /// The system's text for it (`Not a directory`).
-    package var reason: String { String(cString: strerror(number)) }
-}
-
-/// Calls `body`, retrying on EINTR; turns -1 into a `TransportError` that names the call.
-@discardableResult
-func systemCall<Value: FixedWidthInteger>(_ name: String, _ body: () -> Value) throws(TransportError) -> Value {
-    switch try systemCall(name, handingBack: { _ in false }, body) {
-    case .success(let value): return value
-    case .failure(let failure): throw TransportError.system(name, failure.number)
-    }
-}
-
-/// Calls `body` and checks its result: -1 with an errno that `handsBack` accepts is returned as
-/// `.failure` for the caller to act on (EAGAIN on a non-blocking descriptor, EINPROGRESS from
-/// connect); EINTR is otherwise retried; any other errno throws a `TransportError` naming the call.
-///
-/// `handsBack` is asked before EINTR is retried, so a caller can take EINTR as "done" (close) or
-/// as "go round your own loop" (poll, whose timeout must be worked out again).
-package func systemCall<Value: FixedWidthInteger>(
-    _ name: String, handingBack handsBack: (Int32) -> Bool, _ body: () -> Value
-) throws(TransportError) -> Result<Value, SystemErrorNumber> {
-    while true {
-        let result = body()
-        guard result == -1 else { return .success(result) }
-        let number = errno
-        if handsBack(number) { return .failure(SystemErrorNumber(number: number)) }
-        if number == EINTR { continue }
-        throw TransportError.system(name, number)
-    }
-}
-
-/// Whether an errno says a non-blocking descriptor is not ready (EAGAIN / EWOULDBLOCK).
-func isWouldBlock(_ number: Int32) -> Bool {
-    number == EAGAIN || number == EWOULDBLOCK
-}
-
-/// Whether an errno is EINTR: for calls that go round their caller's loop instead of retrying.
-func isInterrupted(_ number: Int32) -> Bool {
-    number == EINTR
-}
-
-/// Closes a descriptor this module owns.
-///
-/// EINTR counts as closed: Linux has released the descriptor already, and closing it again could
-/// close one that another thread has just opened. Any other failure (EBADF) means the descriptor
-/// was not ours to close, which is a bug: debug builds stop there.
-func closeDescriptor(_ descriptor: Int32) {
+/// Runs SystemLayer's calls for Transport: a failure becomes the `TransportError` that names it.
+func transporting<Value>(_ body: () throws(SystemCallError) -> Value) throws(TransportError) -> Value {
     do {
-        _ = try systemCall("close", handingBack: isInterrupted) { Glibc.close(descriptor) }
+        return try body()
     } catch {
-        assertionFailure("closing descriptor \(descriptor) failed: \(error)")
+        throw TransportError.system(error.call, error.number)
     }
 }
 
-/// Makes a descriptor non-blocking and close-on-exec.
-func makeNonBlockingAndCloseOnExec(_ descriptor: Int32) throws(TransportError) {
-    let flags = try systemCall("fcntl") { fcntl(descriptor, F_GETFL) }
-    try systemCall("fcntl") { fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
-    try systemCall("fcntl") { fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+/// `systemCall(_:_:)` (EINTR retried, -1 checked) with its failure as a `TransportError`.
+@discardableResult
+func transportCall<Value: BinaryInteger>(_ name: String, _ body: () -> Value) throws(TransportError) -> Value {
+    try transporting { () throws(SystemCallError) in try systemCall(name, body) }
+}
+
+/// `systemCall(_:handingBack:_:)` with its failure as a `TransportError`: errnos that
+/// `handsBack` accepts come back as `.failure` for the caller to act on.
+func transportCall<Value: BinaryInteger>(
+    _ name: String, handingBack handsBack: (Int32) -> Bool, _ body: () -> Value
+) throws(TransportError) -> Result<Value, SystemCallError> {
+    try transporting { () throws(SystemCallError) in try systemCall(name, handingBack: handsBack, body) }
 }
 
 /// Turns Nagle's algorithm off: IMAP commands are small and wait for their answer.
 func setNoDelay(_ descriptor: Int32) throws(TransportError) {
     var one: Int32 = 1
-    try systemCall("setsockopt") {
+    try transportCall("setsockopt") {
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 }

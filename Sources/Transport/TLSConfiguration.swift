@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemLayer
 
 /// How a client verifies a server's certificate. Verification is always on: the chain must lead
 /// to a trusted CA and the certificate must name the host. There is no switch to turn that off.
@@ -23,11 +21,13 @@ public struct ClientTLSConfiguration: Hashable, Sendable {
 
     /// The system trust store plus the certificates in the PEM file at `path`.
     public static func trusting(caFile path: String) throws(TransportError) -> ClientTLSConfiguration {
-        guard let bytes = readWholeFile(path) else {
+        do throws(SystemCallError) {
+            return ClientTLSConfiguration(additionalTrustPEM: try readWholeFile(path))
+        } catch {
             throw TransportError(
-                .tlsConfiguration, "cannot read the CA file \(path); check the path and its permissions")
+                .tlsConfiguration,
+                "cannot read the CA file \(path) (\(error.reason)); check the path and its permissions")
         }
-        return ClientTLSConfiguration(additionalTrustPEM: bytes)
     }
 }
 
@@ -42,17 +42,4 @@ public struct ServerTLSConfiguration: Hashable, Sendable {
         self.certificateChainPEM = certificateChainPEM
         self.privateKeyPEM = privateKeyPEM
     }
-}
-
-func readWholeFile(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, file) }
-        if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
-        if count < 65536 { break }
-    }
-    return ferror(file) == 0 ? bytes : nil
 }

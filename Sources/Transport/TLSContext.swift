@@ -1,4 +1,5 @@
 internal import COpenSSL
+// libc: getenv of the variables OpenSSL names for its trust store.
 import Glibc
 import Synchronization
 

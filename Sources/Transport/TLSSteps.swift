@@ -1,5 +1,6 @@
 internal import COpenSSL
 
+// libc: errno after SSL_ERROR_SYSCALL.
 #if canImport(Glibc)
 import Glibc
 #endif

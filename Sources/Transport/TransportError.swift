@@ -1,3 +1,4 @@
+// libc: errno values and strerror, for the message of a failed call.
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -141,20 +141,19 @@ import Testing
     struct Greet: ParsableCommand {
         static let configuration = CommandConfiguration(
             name: "greet", abstract: "Say hello.",
-            arguments: [ArgumentDefinition(name: "name", help: "Who to greet.", isRepeating: true)],
-            options: [
-                .flag("loud", help: "Shout."),
-                .option("times", value: "n", help: "How often (1-3)."),
-            ])
+            arguments: [nameArgument.definition], options: [loudFlag.definition, timesOption.definition])
+        static let nameArgument = PositionalArgument("name", help: "Who to greet.", isRepeating: true)
+        static let loudFlag = FlagOption("loud", help: "Shout.")
+        static let timesOption = ValueOption.integer("times", value: "n", in: 0...100, help: "How often (1-3).")
 
         var names: [String]
         var loud: Bool
         var times: Int
 
         init(parsing arguments: ParsedArguments) throws(UsageError) {
-            names = arguments.arguments("name")
-            loud = arguments.flag("loud")
-            times = try arguments.integer("times", in: 0...100) ?? 1
+            names = Self.nameArgument.readAll(from: arguments)
+            loud = Self.loudFlag.read(from: arguments)
+            times = try Self.timesOption.read(from: arguments) ?? 1
         }
 
         func validate() throws(UsageError) {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemLayer
 import TestSupport
 import Testing
 import Transport

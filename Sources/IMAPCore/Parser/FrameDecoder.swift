@@ -1,3 +1,4 @@
+// memchr: line ends are found with libc's vectorised search (IMAPCore depends on nothing of ours).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

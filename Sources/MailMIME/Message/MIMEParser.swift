@@ -1,3 +1,4 @@
+// memchr: the boundary scan's hot loop finds line ends with libc's vectorised search.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

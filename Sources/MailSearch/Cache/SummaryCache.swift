@@ -1,5 +1,5 @@
 import CSQLite
-import Glibc
+import FoundationEssentials
 import Synchronization
 import SystemLayer
 import Transport
@@ -109,8 +109,8 @@ public final class SummaryCache: Sendable {
         _ body: @escaping @Sendable (Database) throws(CacheError) -> Value
     ) async -> Value? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
-            do throws(TransportError) {
-                try startIOThread(name: "summary-cache") {
+            do throws(SystemCallError) {
+                try startThread(name: "summary-cache") {
                     continuation.resume(returning: self.run(body))
                 }
             } catch {
@@ -280,10 +280,9 @@ private final class Database: @unchecked Sendable {
             _ = try step(stale)
             let insert = try prepare("INSERT OR REPLACE INTO message VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
             defer { sqlite3_finalize(insert) }
-            var clock = timespec()
-            clock_gettime(CLOCK_REALTIME, &clock)
+            let now = Int64(Date().timeIntervalSince1970)
             try bind(insert, key)
-            try bind(insert, 5, Int64(clock.tv_sec))
+            try bind(insert, 5, now)
             for message in messages {
                 sqlite3_reset(insert)
                 try bind(insert, 4, Int64(message.uid))

@@ -100,7 +100,7 @@ public actor IMAPMailService: MailService {
             capabilities = await session.capabilities
             enabled = await session.enabled
         } catch {
-            throw MailServiceError(error)
+            throw MailServiceError(error, openingAt: "\(configuration.host):\(configuration.port)")
         }
         // Listening for changes starts after the first listing or search (see
         // startPumpIfWatched), and only when someone asked for events().

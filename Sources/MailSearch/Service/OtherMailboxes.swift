@@ -129,7 +129,7 @@ actor OtherMailboxes {
     }
 
     private func drop(after error: IMAPError) {
-        guard [.connection, .timeout, .bye, .protocolViolation, .tls].contains(error.code) else { return }
+        guard [.connection, .timeout, .bye, .protocolViolation, .notIMAP, .tls].contains(error.code) else { return }
         session = nil
     }
 }

@@ -31,24 +31,57 @@ public struct AccountOptions: Hashable, Sendable {
     /// Whether messages are fetched whole every time, without the message cache.
     public var noCache: Bool
 
+    /// The options, each declared once: the parser and the help take their definitions, and
+    /// `init(parsing:)` reads them back through the same values.
+    enum Declared {
+        static let host = ValueOption<String>("host", value: "host", help: "The IMAP server (imap.example.com).")
+        static let port = ValueOption.integer(
+            "port", value: "port", in: 1...65535, help: "Its port (default 993, or 143 with --tls starttls).")
+        static let user = ValueOption<String>("user", value: "user", help: "The login name (often the email address).")
+        static let tls = ValueOption<TLSMode>(
+            "tls", value: "mode", help: "implicit (default), starttls, or none (loopback tests only)."
+        ) { (mode) throws(UsageError) in
+            guard let parsed = TLSMode(rawValue: mode.lowercased()) else {
+                throw UsageError("--tls expects implicit, starttls or none, not \"\(mode)\"")
+            }
+            return parsed
+        }
+        static let insecurePlaintext = FlagOption(
+            "insecure-plaintext", help: "Allow --tls none (only to 127.0.0.1, ::1 or localhost).")
+        static let mailbox = ValueOption<String>("mailbox", value: "name", help: "The mailbox to open (default INBOX).")
+        static let caFile = ValueOption<String>(
+            "ca-file", value: "pem", help: "Also trust this CA or self-signed certificate (PEM).")
+        static let account = ValueOption<String>(
+            "account", value: "name", help: "An account of $XDG_CONFIG_HOME/mailsearch/config.json.")
+        static let passwordCommand = ValueOption<String>(
+            "password-command", value: "command", help: "A shell command whose first output line is the password.")
+        static let oauth2TokenCommand = ValueOption<String>(
+            "oauth2-token-command", value: "command", help: "A shell command that prints an OAuth 2 token (XOAUTH2).")
+        static let pinFlag = ValueOption<String>(
+            "pin-flag", value: "flag", help: "The flag that pins: \\Flagged (default) or a keyword ($Pinned).")
+        static let demo = FlagOption("demo", help: "Use the built-in demo mailbox (a mock server in this process).")
+        static let timeout = ValueOption<Double>(
+            "timeout", value: "seconds", help: "Give up on a silent server after this long (default 30)."
+        ) { (text) throws(UsageError) in
+            guard let seconds = Double(text), seconds > 0, seconds <= AccountOptions.maximumTimeout else {
+                throw UsageError(
+                    "--timeout expects a number of seconds above 0 and at most \(Int(AccountOptions.maximumTimeout)) (a day), not \"\(text)\""
+                )
+            }
+            return seconds
+        }
+        static let debug = FlagOption("debug", help: "Print the IMAP conversation on stderr (passwords never shown).")
+        static let noCache = FlagOption(
+            "no-cache", help: "Fetch every message whole; neither read nor fill the message cache.")
+    }
+
     /// The options' definitions, for parsing and help.
     public static let definitions: [OptionDefinition] = [
-        .option("host", value: "host", help: "The IMAP server (imap.example.com)."),
-        .option("port", value: "port", help: "Its port (default 993, or 143 with --tls starttls)."),
-        .option("user", value: "user", help: "The login name (often the email address)."),
-        .option("tls", value: "mode", help: "implicit (default), starttls, or none (loopback tests only)."),
-        .flag("insecure-plaintext", help: "Allow --tls none (only to 127.0.0.1, ::1 or localhost)."),
-        .option("mailbox", value: "name", help: "The mailbox to open (default INBOX)."),
-        .option("ca-file", value: "pem", help: "Also trust this CA or self-signed certificate (PEM)."),
-        .option("account", value: "name", help: "An account of $XDG_CONFIG_HOME/mailsearch/config.json."),
-        .option("password-command", value: "command", help: "A shell command whose first output line is the password."),
-        .option(
-            "oauth2-token-command", value: "command", help: "A shell command that prints an OAuth 2 token (XOAUTH2)."),
-        .option("pin-flag", value: "flag", help: "The flag that pins: \\Flagged (default) or a keyword ($Pinned)."),
-        .flag("demo", help: "Use the built-in demo mailbox (a mock server in this process)."),
-        .option("timeout", value: "seconds", help: "Give up on a silent server after this long (default 30)."),
-        .flag("debug", help: "Print the IMAP conversation on stderr (passwords never shown)."),
-        .flag("no-cache", help: "Fetch every message whole; neither read nor fill the message cache."),
+        Declared.host.definition, Declared.port.definition, Declared.user.definition, Declared.tls.definition,
+        Declared.insecurePlaintext.definition, Declared.mailbox.definition, Declared.caFile.definition,
+        Declared.account.definition, Declared.passwordCommand.definition, Declared.oauth2TokenCommand.definition,
+        Declared.pinFlag.definition, Declared.demo.definition, Declared.timeout.definition,
+        Declared.debug.definition, Declared.noCache.definition,
     ]
 
     /// The longest `--timeout`, in seconds: a day.
@@ -64,33 +97,21 @@ public struct AccountOptions: Hashable, Sendable {
 
     /// The options in `arguments`; throws for a value of the wrong form.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        host = arguments.value("host")
-        port = try arguments.integer("port", in: 1...65535)
-        user = arguments.value("user")
-        if let mode = arguments.value("tls") {
-            guard let parsed = TLSMode(rawValue: mode.lowercased()) else {
-                throw UsageError("--tls expects implicit, starttls or none, not \"\(mode)\"")
-            }
-            tls = parsed
-        }
-        insecurePlaintext = arguments.flag("insecure-plaintext")
-        mailbox = arguments.value("mailbox")
-        caFile = arguments.value("ca-file")
-        account = arguments.value("account")
-        passwordCommand = arguments.value("password-command")
-        oauth2TokenCommand = arguments.value("oauth2-token-command")
-        pinFlag = arguments.value("pin-flag")
-        demo = arguments.flag("demo")
-        debug = arguments.flag("debug")
-        noCache = arguments.flag("no-cache")
-        if let text = arguments.value("timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= Self.maximumTimeout else {
-                throw UsageError(
-                    "--timeout expects a number of seconds above 0 and at most \(Int(Self.maximumTimeout)) (a day), not \"\(text)\""
-                )
-            }
-            timeout = seconds
-        }
+        host = try Declared.host.read(from: arguments)
+        port = try Declared.port.read(from: arguments)
+        user = try Declared.user.read(from: arguments)
+        tls = try Declared.tls.read(from: arguments)
+        insecurePlaintext = Declared.insecurePlaintext.read(from: arguments)
+        mailbox = try Declared.mailbox.read(from: arguments)
+        caFile = try Declared.caFile.read(from: arguments)
+        account = try Declared.account.read(from: arguments)
+        passwordCommand = try Declared.passwordCommand.read(from: arguments)
+        oauth2TokenCommand = try Declared.oauth2TokenCommand.read(from: arguments)
+        pinFlag = try Declared.pinFlag.read(from: arguments)
+        demo = Declared.demo.read(from: arguments)
+        debug = Declared.debug.read(from: arguments)
+        noCache = Declared.noCache.read(from: arguments)
+        timeout = try Declared.timeout.read(from: arguments)
     }
 
     /// Checks the options together (the config file is not read yet).

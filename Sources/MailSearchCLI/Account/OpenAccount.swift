@@ -21,8 +21,8 @@ struct OpenAccount: Sendable {
 
     /// `--retry-every`: how often a long-lived command (`tui`, `watch`) tries again while the
     /// server cannot be reached.
-    static let retryOption = OptionDefinition.option(
-        "retry-every", value: "seconds",
+    static let retryEvery = ValueOption.integer(
+        "retry-every", value: "seconds", in: 1...3600,
         help: "While the server cannot be reached, try again this often (default 30, at most 3600).")
 
     /// How a long-lived command reconnects: quickly at first, then every `seconds` (30 unless
@@ -33,7 +33,7 @@ struct OpenAccount: Sendable {
         -> MailboxConnection
         .ReconnectPolicy
     {
-        let seconds = try arguments.integer("retry-every", in: 1...3600) ?? 30
+        let seconds = try retryEvery.read(from: arguments) ?? 30
         return .untilClosed(retryingEvery: .seconds(seconds))
     }
 
@@ -93,7 +93,7 @@ struct OpenAccount: Sendable {
         } catch {
             await service.close()
             await demo?.stop()
-            throw Failures.connecting(error, settings: settings)
+            throw Failures.connecting(error)
         }
     }
 

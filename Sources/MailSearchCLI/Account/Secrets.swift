@@ -1,5 +1,7 @@
 import IMAPClient
+import SystemLayer
 
+// libc: the no-echo password prompt (termios, and a SIGINT handler that restores the echo).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -68,59 +70,15 @@ enum Secrets {
     /// Runs `command` with standard input and error inherited (so a password manager can ask for
     /// its passphrase) and returns what it printed.
     static func runCapturingOutput(_ command: String, what: String) throws(CommandFailure) -> [UInt8] {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            throw CommandFailure("cannot run the \(what) command: pipe failed (\(String(cString: strerror(errno))))")
+        let outcome: ChildProcess.Outcome
+        do throws(SystemCallError) {
+            // The child gets our environment less the password we may have been given: a
+            // password manager has no need of it, and whatever it runs would inherit it.
+            outcome = try ChildProcess.runShell(command, environment: childEnvironment(), outputLimit: largestOutput)
+        } catch {
+            throw CommandFailure("cannot run the \(what) command: \(error)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let words: [String] = ["/bin/sh", "-c", command]
-        let arguments = words.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var pid = pid_t()
-        // The child gets our environment less the password we may have been given: a password
-        // manager has no need of it, and whatever it runs would inherit it.
-        let environment = childEnvironment().map { strdup($0) } + [nil]
-        defer { environment.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment)
-        close(pipeEnds[1])
-        guard spawned == 0 else {
-            close(pipeEnds[0])
-            throw CommandFailure("cannot run the \(what) command: \(String(cString: strerror(spawned)))")
-        }
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var tooLong = false
-        while true {
-            let count = read(pipeEnds[0], &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            if output.count < largestOutput {
-                output += buffer[0..<min(count, largestOutput - output.count)]
-            } else {
-                tooLong = true
-            }
-        }
-        close(pipeEnds[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitStatus = (status >> 8) & 0xFF
-        let signal = status & 0x7F
+        let (exitStatus, signal) = (outcome.exitStatus, outcome.signal)
         if signal != 0 {
             throw CommandFailure("the \(what) command \(shownName(of: command)) was killed by signal \(signal)")
         }
@@ -129,11 +87,11 @@ enum Secrets {
                 "the \(what) command \(shownName(of: command)) failed (exit status \(exitStatus)); run it in a shell to see why"
             )
         }
-        if tooLong {
+        if outcome.truncated {
             throw CommandFailure(
                 "the \(what) command \(shownName(of: command)) printed more than \(largestOutput) bytes")
         }
-        return output
+        return outcome.output
     }
 
     /// How an error names a command: its program, without its arguments (which may hold a
@@ -146,14 +104,7 @@ enum Secrets {
 
     /// This process's environment for a password or token command: without MAILSEARCH_PASSWORD.
     static func childEnvironment() -> [String] {
-        var entries: [String] = []
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("MAILSEARCH_PASSWORD=") { entries.append(text) }
-            cursor += 1
-        }
-        return entries
+        ProcessEnvironment.entries().filter { !$0.hasPrefix("MAILSEARCH_PASSWORD=") }
     }
 
     /// Asks on standard error and reads one line from the terminal on standard input without

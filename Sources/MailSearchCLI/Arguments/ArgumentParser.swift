@@ -27,6 +27,8 @@ public enum ArgumentParser {
         if optionWords.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help }
 
         var parsed = ParsedArguments()
+        parsed.declaredOptions = Set(options.map(\.name))
+        parsed.declaredArguments = Set(arguments.map(\.name))
         var positionals: [String] = []
         var position = 0
         var optionsEnded = false

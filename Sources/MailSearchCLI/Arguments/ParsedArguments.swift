@@ -17,28 +17,38 @@ public struct ParsedArguments: Hashable, Sendable {
         self.argumentValues = argumentValues
     }
 
+    /// The long names of the options, and the names of the arguments, the command declared
+    /// (set by `ArgumentParser`; nil when these were made by hand).
+    var declaredOptions: Set<String>?
+    var declaredArguments: Set<String>?
+
+    // Commands read values through their declarations (`FlagOption`, `ValueOption`,
+    // `PositionalArgument`), never by these names.
+
     /// Whether the flag `--name` was given.
-    public func flag(_ name: String) -> Bool { flagCounts[name, default: 0] > 0 }
+    func flag(_ name: String) -> Bool { flagCounts[name, default: 0] > 0 }
 
     /// The value of `--name`; the last one wins when it was given more than once.
-    public func value(_ name: String) -> String? { optionValues[name]?.last }
+    func value(_ name: String) -> String? { optionValues[name]?.last }
 
     /// Every value given for `--name`.
-    public func values(_ name: String) -> [String] { optionValues[name] ?? [] }
+    func values(_ name: String) -> [String] { optionValues[name] ?? [] }
 
     /// The value of the positional argument `name`.
-    public func argument(_ name: String) -> String? { argumentValues[name]?.first }
+    func argument(_ name: String) -> String? { argumentValues[name]?.first }
 
     /// Every value of the (repeating) positional argument `name`.
-    public func arguments(_ name: String) -> [String] { argumentValues[name] ?? [] }
+    func arguments(_ name: String) -> [String] { argumentValues[name] ?? [] }
 
-    /// The value of `--name` as a whole number in `range`, or nil when it was not given.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError(
-                "--\(name) expects a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-        }
-        return number
+    /// Stops when a command reads an option it did not declare: its value could never be given,
+    /// so the read would pass silently.
+    func checkDeclared(option name: String) {
+        precondition(declaredOptions?.contains(name) ?? true, "--\(name) is read but the command does not declare it")
+    }
+
+    /// Stops when a command reads an argument it did not declare.
+    func checkDeclared(argument name: String) {
+        precondition(
+            declaredArguments?.contains(name) ?? true, "<\(name)> is read but the command does not declare it")
     }
 }

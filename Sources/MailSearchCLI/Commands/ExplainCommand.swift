@@ -23,17 +23,32 @@ public struct ExplainCommand: ParsableCommand {
             today in this machine's time zone, or from --today.
             """,
         usage: "explain [<options>] [--] <query> ...",
-        arguments: [
-            ArgumentDefinition(
-                name: "query", help: "The search, in the query language.", isOptional: true, isRepeating: true)
-        ],
-        options: [
-            .option(
-                "capabilities", value: "list",
-                help: "The server's capabilities (\"IMAP4rev1 LITERAL+ SORT ...\"); default IMAP4rev1."),
-            .option("today", value: "date", help: "The day relative dates count from (YYYY-MM-DD)."),
-            .option("pin-flag", value: "flag", help: "The pin flag: \\Flagged (default) or a keyword ($Pinned)."),
-        ])
+        arguments: [SearchCommand.queryArgument.definition],
+        options: [capabilitiesOption.definition, todayOption.definition, pinFlagOption.definition])
+
+    static let capabilitiesOption = ValueOption<Set<Capability>>(
+        "capabilities", value: "list",
+        help: "The server's capabilities (\"IMAP4rev1 LITERAL+ SORT ...\"); default IMAP4rev1."
+    ) { (list) throws(UsageError) in
+        let names = list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "(" || $0 == ")" })
+        guard !names.isEmpty else {
+            throw UsageError("--capabilities is empty", hint: "list them like \"IMAP4rev1 LITERAL+ SORT\"")
+        }
+        return Set(names.map { Capability(String($0)) })
+    }
+    static let todayOption = ValueOption<IMAPDate>(
+        "today", value: "date", help: "The day relative dates count from (YYYY-MM-DD)."
+    ) { (text) throws(UsageError) in
+        let parts = text.split(separator: "-").map { Int($0) }
+        guard parts.count == 3, parts.allSatisfy({ $0 != nil }),
+            let day = IMAPDate(year: parts[0]!, month: parts[1]!, day: parts[2]!)
+        else {
+            throw UsageError("--today expects a date like 2024-03-15, not \"\(text)\"")
+        }
+        return day
+    }
+    static let pinFlagOption = ValueOption<String>(
+        "pin-flag", value: "flag", help: "The pin flag: \\Flagged (default) or a keyword ($Pinned).")
 
     public var query: String
     var capabilities: Set<Capability>
@@ -41,26 +56,10 @@ public struct ExplainCommand: ParsableCommand {
     var pinKeyword: Flag?
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        query = arguments.arguments("query").joined(separator: " ")
-        if let list = arguments.value("capabilities") {
-            let names = list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "(" || $0 == ")" })
-            guard !names.isEmpty else {
-                throw UsageError("--capabilities is empty", hint: "list them like \"IMAP4rev1 LITERAL+ SORT\"")
-            }
-            capabilities = Set(names.map { Capability(String($0)) })
-        } else {
-            capabilities = [.imap4rev1]
-        }
-        if let text = arguments.value("today") {
-            let parts = text.split(separator: "-").map { Int($0) }
-            guard parts.count == 3, parts.allSatisfy({ $0 != nil }),
-                let day = IMAPDate(year: parts[0]!, month: parts[1]!, day: parts[2]!)
-            else {
-                throw UsageError("--today expects a date like 2024-03-15, not \"\(text)\"")
-            }
-            today = day
-        }
-        pinKeyword = try AccountSettings.pinKeyword(arguments.value("pin-flag"))
+        query = SearchCommand.queryArgument.readAll(from: arguments).joined(separator: " ")
+        capabilities = try Self.capabilitiesOption.read(from: arguments) ?? [.imap4rev1]
+        today = try Self.todayOption.read(from: arguments)
+        pinKeyword = try AccountSettings.pinKeyword(Self.pinFlagOption.read(from: arguments))
     }
 
     /// The compiler's view of a server with `capabilities`: what this client would ENABLE there

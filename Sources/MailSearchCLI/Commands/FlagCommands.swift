@@ -1,19 +1,33 @@
 import MailSearch
 
-/// What `read`, `unread`, `pin` and `unpin` share: find which of the UIDs exist (one UID
-/// SEARCH), change the flag with `UID STORE +FLAGS.SILENT`/`-FLAGS.SILENT` (UNCHANGEDSINCE with
-/// CONDSTORE), and report what the server refused.
-enum FlagChange {
-    enum Kind: Sendable {
-        case read, unread, pin, unpin
+/// `mailsearch read|unread|pin|unpin <uid>...`: one command, parameterised by the change it
+/// makes. It finds which of the UIDs exist (one UID SEARCH), changes the flag with
+/// `UID STORE +FLAGS.SILENT`/`-FLAGS.SILENT` (UNCHANGEDSINCE with CONDSTORE), and reports what
+/// the server refused.
+public struct FlagCommand<Change: FlagChangeKind>: AsyncParsableCommand, ConnectingCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: Change.change.name, abstract: Change.change.abstract, arguments: [uid.definition],
+            options: AccountOptions.definitions)
     }
 
-    static let uidArgument = ArgumentDefinition(
-        name: "uid", help: "UIDs or UID sets, as search and list show them (12 15:20 or 12,15:20).", isRepeating: true)
+    static var uid: PositionalArgument {
+        PositionalArgument(
+            "uid", help: "UIDs or UID sets, as search and list show them (12 15:20 or 12,15:20).", isRepeating: true)
+    }
 
-    static func run(
-        _ kind: Kind, _ uids: UIDSet, account: AccountOptions, context: CommandContext
-    ) async throws(CommandFailure) {
+    var uids: UIDSet
+    public var account: AccountOptions
+
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        uids = try UIDSet(arguments: Self.uid.readAll(from: arguments))
+        account = try AccountOptions(parsing: arguments)
+    }
+
+    public func validate() throws(UsageError) { try account.validate() }
+
+    public func run(context: CommandContext) async throws(CommandFailure) {
+        let (change, uids) = (Change.change, uids)
         try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
             let found: [Email.ID]
             let result: FlagChangeResult
@@ -26,12 +40,7 @@ enum FlagChange {
                         "there is no message with UID \(uids.text) in \(open.mailbox.name); \"mailsearch list\" shows the UIDs"
                     )
                 }
-                switch kind {
-                case .read: result = try await open.service.setRead(true, for: found)
-                case .unread: result = try await open.service.setRead(false, for: found)
-                case .pin: result = try await open.service.setPinned(true, for: found)
-                case .unpin: result = try await open.service.setPinned(false, for: found)
-                }
+                result = try await change.apply(to: found, on: open.service)
             } catch let error as MailServiceError {
                 throw Failures.working(error)
             } catch let error as QueryError {
@@ -44,14 +53,7 @@ enum FlagChange {
             let changed = found.filter { result.refused[$0] == nil }.map(\.uid)
             if !changed.isEmpty {
                 let count = changed.count == 1 ? "1 message" : "\(changed.count) messages"
-                let line: String
-                switch kind {
-                case .read: line = "Marked \(count) read: \(compactUIDs(changed))"
-                case .unread: line = "Marked \(count) unread: \(compactUIDs(changed))"
-                case .pin: line = "Pinned \(count): \(compactUIDs(changed))"
-                case .unpin: line = "Unpinned \(count): \(compactUIDs(changed))"
-                }
-                context.standardOutput.write(line + "\n")
+                context.standardOutput.write(change.report(count: count, uids: compactUIDs(changed)) + "\n")
             }
             let foundUIDs = Set(found.map(\.uid))
             let missing = uids.singles.filter { !foundUIDs.contains($0) }
@@ -68,70 +70,73 @@ enum FlagChange {
     }
 }
 
-/// `mailsearch read <uid>...`: sets `\Seen`.
-public struct ReadCommand: AsyncParsableCommand, ConnectingCommand {
-    public static let configuration = CommandConfiguration(
-        name: "read", abstract: "Mark messages read (sets \\Seen).", arguments: [FlagChange.uidArgument],
-        options: AccountOptions.definitions)
-    var uids: UIDSet
-    public var account: AccountOptions
-    public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        uids = try UIDSet(arguments: arguments.arguments("uid"))
-        account = try AccountOptions(parsing: arguments)
+/// The change a ``FlagCommand`` makes: which flag, set or cleared, and how the command is
+/// named and reports.
+public enum FlagChange: Sendable, CaseIterable {
+    /// `read`: sets `\Seen`.
+    case read
+    /// `unread`: clears `\Seen`.
+    case unread
+    /// `pin`: sets the pin flag (`\Flagged`, or the configured keyword).
+    case pin
+    /// `unpin`: clears the pin flag.
+    case unpin
+
+    /// The command's name.
+    var name: String {
+        switch self {
+        case .read: return "read"
+        case .unread: return "unread"
+        case .pin: return "pin"
+        case .unpin: return "unpin"
+        }
     }
-    public func validate() throws(UsageError) { try account.validate() }
-    public func run(context: CommandContext) async throws(CommandFailure) {
-        try await FlagChange.run(.read, uids, account: account, context: context)
+
+    /// The command's abstract.
+    var abstract: String {
+        switch self {
+        case .read: return "Mark messages read (sets \\Seen)."
+        case .unread: return "Mark messages unread (clears \\Seen)."
+        case .pin: return "Pin messages (sets the pin flag, \\Flagged by default)."
+        case .unpin: return "Unpin messages (clears the pin flag)."
+        }
+    }
+
+    /// The line printed for the messages changed (`Marked 2 messages read: 12,15`).
+    func report(count: String, uids: String) -> String {
+        switch self {
+        case .read: return "Marked \(count) read: \(uids)"
+        case .unread: return "Marked \(count) unread: \(uids)"
+        case .pin: return "Pinned \(count): \(uids)"
+        case .unpin: return "Unpinned \(count): \(uids)"
+        }
+    }
+
+    /// Makes the change on the server.
+    func apply(to ids: [Email.ID], on service: IMAPMailService) async throws(MailServiceError) -> FlagChangeResult {
+        switch self {
+        case .read: return try await service.setRead(true, for: ids)
+        case .unread: return try await service.setRead(false, for: ids)
+        case .pin: return try await service.setPinned(true, for: ids)
+        case .unpin: return try await service.setPinned(false, for: ids)
+        }
     }
 }
 
-/// `mailsearch unread <uid>...`: clears `\Seen`.
-public struct UnreadCommand: AsyncParsableCommand, ConnectingCommand {
-    public static let configuration = CommandConfiguration(
-        name: "unread", abstract: "Mark messages unread (clears \\Seen).", arguments: [FlagChange.uidArgument],
-        options: AccountOptions.definitions)
-    var uids: UIDSet
-    public var account: AccountOptions
-    public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        uids = try UIDSet(arguments: arguments.arguments("uid"))
-        account = try AccountOptions(parsing: arguments)
-    }
-    public func validate() throws(UsageError) { try account.validate() }
-    public func run(context: CommandContext) async throws(CommandFailure) {
-        try await FlagChange.run(.unread, uids, account: account, context: context)
-    }
+/// Names one ``FlagChange`` as a type, so each change is a command type of its own for the
+/// registry (`FlagCommand<FlagChange.Pin>`).
+public protocol FlagChangeKind: Sendable {
+    /// The change.
+    static var change: FlagChange { get }
 }
 
-/// `mailsearch pin <uid>...`: sets the pin flag (`\Flagged`, or the configured keyword).
-public struct PinCommand: AsyncParsableCommand, ConnectingCommand {
-    public static let configuration = CommandConfiguration(
-        name: "pin", abstract: "Pin messages (sets the pin flag, \\Flagged by default).",
-        arguments: [FlagChange.uidArgument], options: AccountOptions.definitions)
-    var uids: UIDSet
-    public var account: AccountOptions
-    public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        uids = try UIDSet(arguments: arguments.arguments("uid"))
-        account = try AccountOptions(parsing: arguments)
-    }
-    public func validate() throws(UsageError) { try account.validate() }
-    public func run(context: CommandContext) async throws(CommandFailure) {
-        try await FlagChange.run(.pin, uids, account: account, context: context)
-    }
-}
-
-/// `mailsearch unpin <uid>...`: clears the pin flag.
-public struct UnpinCommand: AsyncParsableCommand, ConnectingCommand {
-    public static let configuration = CommandConfiguration(
-        name: "unpin", abstract: "Unpin messages (clears the pin flag).", arguments: [FlagChange.uidArgument],
-        options: AccountOptions.definitions)
-    var uids: UIDSet
-    public var account: AccountOptions
-    public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        uids = try UIDSet(arguments: arguments.arguments("uid"))
-        account = try AccountOptions(parsing: arguments)
-    }
-    public func validate() throws(UsageError) { try account.validate() }
-    public func run(context: CommandContext) async throws(CommandFailure) {
-        try await FlagChange.run(.unpin, uids, account: account, context: context)
-    }
+extension FlagChange {
+    /// `mailsearch read`.
+    public enum Read: FlagChangeKind { public static let change = FlagChange.read }
+    /// `mailsearch unread`.
+    public enum Unread: FlagChangeKind { public static let change = FlagChange.unread }
+    /// `mailsearch pin`.
+    public enum Pin: FlagChangeKind { public static let change = FlagChange.pin }
+    /// `mailsearch unpin`.
+    public enum Unpin: FlagChangeKind { public static let change = FlagChange.unpin }
 }

@@ -11,18 +11,18 @@ public struct HistoryCommand: ParsableCommand {
             Searches are remembered per account (the demo mailbox is an account of its own),
             at most 20, in $XDG_STATE_HOME/mailsearch/history.json (default ~/.local/state).
             """,
-        options: [
-            .flag("clear", help: "Forget this account's searches."),
-            .flag("json", help: "Print each search as a JSON string, one per line."),
-        ] + AccountOptions.definitions)
+        options: [clear.definition, json.definition] + AccountOptions.definitions)
+
+    static let clear = FlagOption("clear", help: "Forget this account's searches.")
+    static let json = FlagOption("json", help: "Print each search as a JSON string, one per line.")
 
     public var clear: Bool
     public var json: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        clear = arguments.flag("clear")
-        json = arguments.flag("json")
+        clear = Self.clear.read(from: arguments)
+        json = Self.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 
@@ -75,16 +75,16 @@ public struct SuggestCommand: ParsableCommand {
             seen in this account's mail (by search and list), most frequent first.
             """,
         usage: "suggest [<options>] [--] <prefix> ...",
-        arguments: [
-            ArgumentDefinition(name: "prefix", help: "What has been typed so far.", isOptional: true, isRepeating: true)
-        ],
-        options: AccountOptions.definitions)
+        arguments: [prefixArgument.definition], options: AccountOptions.definitions)
+
+    static let prefixArgument = PositionalArgument(
+        "prefix", help: "What has been typed so far.", isOptional: true, isRepeating: true)
 
     public var prefix: String
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        prefix = arguments.arguments("prefix").joined(separator: " ")
+        prefix = Self.prefixArgument.readAll(from: arguments).joined(separator: " ")
         account = try AccountOptions(parsing: arguments)
     }
 

@@ -12,15 +12,15 @@ public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
             deleted are left out): every pinned message of the mailbox first, then the rest,
             newest first.
             """,
-        options: [Listing.limitOption, Listing.jsonOption] + AccountOptions.definitions)
+        options: [Listing.limit.definition, Listing.json.definition] + AccountOptions.definitions)
 
     public var limit: Int
     public var json: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        limit = try arguments.integer("limit", in: 1...Listing.largestLimit) ?? 50
-        json = arguments.flag("json")
+        limit = try Listing.limit.read(from: arguments) ?? 50
+        json = Listing.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 

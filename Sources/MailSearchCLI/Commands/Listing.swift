@@ -6,11 +6,13 @@ import Synchronization
 /// on a terminal), printing them as rows or JSON lines as they arrive, and remembering the
 /// people in them.
 enum Listing {
-    static let limitOption = OptionDefinition.option(
-        "limit", short: "n", value: "n", help: "Show at most this many messages (default 50).")
-    static let jsonOption = OptionDefinition.flag("json", help: "Print one JSON object per message (JSON Lines).")
     /// The largest `--limit`.
     static let largestLimit = 1_000_000
+    /// `--limit <n>`.
+    static let limit = ValueOption.integer(
+        "limit", short: "n", value: "n", in: 1...largestLimit, help: "Show at most this many messages (default 50).")
+    /// `--json`.
+    static let json = FlagOption("json", help: "Print one JSON object per message (JSON Lines).")
     /// Fetches the first `limit` messages of `list` and prints each batch as it arrives: JSON
     /// lines, or rows whose UID column is as wide as the widest UID shown (so the rows line up
     /// without holding them all). `empty` is the line for no messages (rows only). Progress is

@@ -6,13 +6,15 @@ public struct MailboxesCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "mailboxes",
         abstract: "The account's mailboxes with message and unread counts.",
-        options: [.flag("json", help: "Print one JSON object per mailbox.")] + AccountOptions.definitions)
+        options: [json.definition] + AccountOptions.definitions)
+
+    static let json = FlagOption("json", help: "Print one JSON object per mailbox.")
 
     public var json: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        json = arguments.flag("json")
+        json = Self.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 

@@ -16,11 +16,12 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
             IMAP command a query becomes.
             """,
         usage: "search [<options>] [--] <query> ...",
-        arguments: [
-            ArgumentDefinition(
-                name: "query", help: "The search, in the query language.", isOptional: true, isRepeating: true)
-        ],
-        options: [Listing.limitOption, Listing.jsonOption] + AccountOptions.definitions)
+        arguments: [Self.queryArgument.definition],
+        options: [Listing.limit.definition, Listing.json.definition] + AccountOptions.definitions)
+
+    /// `<query> ...`: the words of the query.
+    static let queryArgument = PositionalArgument(
+        "query", help: "The search, in the query language.", isOptional: true, isRepeating: true)
 
     public var query: String
     public var limit: Int
@@ -28,9 +29,9 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        query = arguments.arguments("query").joined(separator: " ")
-        limit = try arguments.integer("limit", in: 1...Listing.largestLimit) ?? 50
-        json = arguments.flag("json")
+        query = Self.queryArgument.readAll(from: arguments).joined(separator: " ")
+        limit = try Listing.limit.read(from: arguments) ?? 50
+        json = Listing.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 

@@ -8,21 +8,22 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
         name: "show",
         abstract: "Headers, text body and attachment list of one message; never marks it read.",
-        arguments: [ArgumentDefinition(name: "uid", help: "The message's UID, as search and list show it.")],
-        options: [.flag("json", help: "Print the message as one JSON object, with its text and attachments.")]
-            + AccountOptions.definitions)
+        arguments: [uidArgument.definition], options: [json.definition] + AccountOptions.definitions)
+
+    static let uidArgument = PositionalArgument("uid", help: "The message's UID, as search and list show it.")
+    static let json = FlagOption("json", help: "Print the message as one JSON object, with its text and attachments.")
 
     public var uid: UInt32
     public var json: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        let text = try arguments.required("uid")
+        let text = try Self.uidArgument.read(from: arguments)
         guard let uid = UInt32(text), uid > 0 else {
             throw UsageError("\"\(text)\" is not a UID", hint: "give the number search or list shows, like 42")
         }
         self.uid = uid
-        json = arguments.flag("json")
+        json = Self.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 

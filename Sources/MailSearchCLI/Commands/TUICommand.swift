@@ -22,7 +22,7 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
             NO_COLOR set. A lost connection is tried again for as long as the screen is open
             (the status row says "Offline: retrying every 30 s" until it is back).
             """,
-        options: [OpenAccount.retryOption] + AccountOptions.definitions)
+        options: [OpenAccount.retryEvery.definition] + AccountOptions.definitions)
 
     public var account: AccountOptions
     /// How the connection is re-established (--retry-every).

@@ -18,8 +18,9 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
             retrying every 30 s" while the server cannot be reached, "connection: reconnected"
             when it is back); a refused login or certificate ends it.
             """,
-        options: [.flag("json", help: "Print one JSON object per change."), OpenAccount.retryOption]
-            + AccountOptions.definitions)
+        options: [json.definition, OpenAccount.retryEvery.definition] + AccountOptions.definitions)
+
+    static let json = FlagOption("json", help: "Print one JSON object per change.")
 
     public var json: Bool
     public var account: AccountOptions
@@ -27,7 +28,7 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
     var reconnects: MailboxConnection.ReconnectPolicy
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        json = arguments.flag("json")
+        json = Self.json.read(from: arguments)
         reconnects = try OpenAccount.longLivedReconnects(arguments)
         account = try AccountOptions(parsing: arguments)
     }

@@ -18,9 +18,9 @@ public struct DebugParseCommand: ParsableCommand {
             A protocol error stops the parse with exit code 1 and names its byte offset; the
             responses before it have been printed.
             """,
-        arguments: [
-            ArgumentDefinition(name: "file", help: "A file of raw server bytes, or - for standard input.")
-        ])
+        arguments: [fileArgument.definition])
+
+    static let fileArgument = PositionalArgument("file", help: "A file of raw server bytes, or - for standard input.")
 
     /// How many bytes are read and handed to the parser at a time.
     public static let chunkSize = 64 * 1024
@@ -31,7 +31,7 @@ public struct DebugParseCommand: ParsableCommand {
     public init(file: String) { self.file = file }
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        file = try arguments.required("file")
+        file = try Self.fileArgument.read(from: arguments)
     }
 
     public func validate() throws(UsageError) {

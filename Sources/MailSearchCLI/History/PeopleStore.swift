@@ -3,12 +3,6 @@ import JSONText
 import MailSearch
 import SystemLayer
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The addresses and names seen in each account's mail, for `suggest from:...`: kept beside the
 /// search history in `$XDG_STATE_HOME/mailsearch/people.json` (mode 0600), counted once per
 /// message (the messages already counted are remembered, the most recent `seenCapacity`).
@@ -42,18 +36,6 @@ struct PeopleStore {
         fileprivate let file: File
         /// Device, inode, size and modification time; nil when there was no file.
         fileprivate let stamp: FileStamp?
-    }
-
-    fileprivate struct FileStamp: Equatable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-        let size: Int64
-        let modified: timespec
-
-        static func == (left: FileStamp, right: FileStamp) -> Bool {
-            left.device == right.device && left.inode == right.inode && left.size == right.size
-                && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
-        }
     }
 
     /// The directory of the file (the search history's).
@@ -106,13 +88,7 @@ struct PeopleStore {
         }
     }
 
-    private func currentStamp() -> FileStamp? {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
-        return FileStamp(
-            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-            modified: status.st_mtim)
-    }
+    private func currentStamp() -> FileStamp? { FileStamp(path: path) }
 
     /// The file; empty when it is missing, not privately ours (a link, another user's: it is
     /// then replaced by the next record, never read or written through) or not a people file.

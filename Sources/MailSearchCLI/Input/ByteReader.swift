@@ -1,12 +1,6 @@
 import Synchronization
 public import SystemLayer
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A source of bytes read in chunks: a file, standard input, or memory in tests.
 public protocol ByteReader: AnyObject, Sendable {
     /// Reads up to `maximumCount` bytes into the front of `buffer` (which it may grow) and returns
@@ -22,7 +16,7 @@ public final class FileReader: ByteReader {
 
     /// Opens `path` for reading.
     public init(path: String) throws(SystemCallError) {
-        descriptor = try systemCall("open") { open(path, O_RDONLY | O_CLOEXEC) }
+        descriptor = try openForReading(path)
         ownsDescriptor = true
     }
 
@@ -33,25 +27,18 @@ public final class FileReader: ByteReader {
     }
 
     /// Standard input.
-    public static func standardInput() -> FileReader { FileReader(borrowing: STDIN_FILENO) }
+    public static func standardInput() -> FileReader { FileReader(borrowing: StandardDescriptor.input) }
 
     deinit {
-        if ownsDescriptor { _ = close(descriptor) }
+        if ownsDescriptor { closeDescriptor(descriptor) }
     }
 
     public func read(into buffer: inout [UInt8], maximumCount: Int) throws(SystemCallError) -> Int {
         if buffer.count < maximumCount {
             buffer.append(contentsOf: repeatElement(0, count: maximumCount - buffer.count))
         }
-        let descriptor = self.descriptor
-        return try systemCall("read") {
-            buffer.withUnsafeMutableBytes { raw in readBytes(descriptor, raw.baseAddress, maximumCount) }
-        }
+        return try readSome(descriptor, into: &buffer, maximumCount: maximumCount)
     }
-}
-
-private func readBytes(_ descriptor: Int32, _ start: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, start, count)
 }
 
 /// Bytes in memory, handed out in chunks of at most `chunkSize` (tests use small chunks to

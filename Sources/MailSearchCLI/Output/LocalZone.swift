@@ -1,5 +1,6 @@
 public import FoundationEssentials
 
+// libc: localtime_r: the local time zone without Foundation's TimeZone start-up cost.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

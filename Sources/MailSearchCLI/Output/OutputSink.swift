@@ -1,12 +1,6 @@
 import Synchronization
 import SystemLayer
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a command writes its output: standard output and standard error, or memory in tests.
 public protocol OutputSink: AnyObject, Sendable {
     /// Writes `bytes` completely.
@@ -32,35 +26,26 @@ public final class FileOutput: OutputSink {
     /// Writes to `descriptor`, which the caller keeps owning.
     public init(descriptor: Int32) { self.descriptor = descriptor }
 
-    public static func standardOutput() -> FileOutput { FileOutput(descriptor: STDOUT_FILENO) }
-    public static func standardError() -> FileOutput { FileOutput(descriptor: STDERR_FILENO) }
+    public static func standardOutput() -> FileOutput { FileOutput(descriptor: StandardDescriptor.output) }
+    public static func standardError() -> FileOutput { FileOutput(descriptor: StandardDescriptor.error) }
 
     /// Whether the descriptor is a terminal.
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    public var isTerminal: Bool { SystemLayer.isTerminal(descriptor) }
 
     /// The terminal's width (TIOCGWINSZ), when it is one.
-    public var terminalWidth: Int? {
-        var size = winsize()
-        guard isTerminal, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
-    }
+    public var terminalWidth: Int? { terminalColumns(descriptor) }
 
     public func write(_ bytes: [UInt8]) {
         var written = 0
         while written < bytes.count {
-            let descriptor = self.descriptor
-            let result = try? systemCall("write") {
-                bytes.withUnsafeBytes { raw in writeBytes(descriptor, raw.baseAddress! + written, raw.count - written) }
+            do throws(SystemCallError) {
+                written += try writeSome(descriptor, bytes[written...])
+            } catch {
+                // A closed pipe or full disk: nothing useful can be done with the rest of the output.
+                return
             }
-            // A closed pipe or full disk: nothing useful can be done with the rest of the output.
-            guard let result, result > 0 else { return }
-            written += result
         }
     }
-}
-
-private func writeBytes(_ descriptor: Int32, _ start: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, start, count)
 }
 
 /// Collects output in memory (for tests and for callers that post-process it).

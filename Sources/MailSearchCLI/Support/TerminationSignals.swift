@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 
+// libc: signal dispositions for SIGINT and SIGTERM.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -3,6 +3,7 @@ package import MailSearch
 import Observation
 import Synchronization
 
+// libc: signal and kill for suspending the screen (Ctrl-Z).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,7 +86,7 @@ final class TerminalUI {
         defer { signals.stop() }
         let terminal = try RawTerminal()
         defer { terminal.restore() }
-        let input = TerminalInput()
+        let input = try TerminalInput(descriptor: terminal.input)
         defer { input.stop() }
         let model = InboxViewModel(service: service, history: history, pageSize: 50)
         let driver = TerminalUI(

@@ -1,5 +1,6 @@
 import Synchronization
 
+// libc: termios and the terminal size: the raw-mode terminal is this file's job.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

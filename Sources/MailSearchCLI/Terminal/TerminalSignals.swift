@@ -1,5 +1,6 @@
 import Dispatch
 
+// libc: signal dispositions and kill for the screen's suspend, resize and quit signals.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

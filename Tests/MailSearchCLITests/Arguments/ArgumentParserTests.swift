@@ -3,13 +3,14 @@ import TestSupport
 import Testing
 
 @Suite(.hangGuard) struct ArgumentParserTests {
-    static let options: [OptionDefinition] = [
-        .flag("json", help: "JSON Lines."),
-        .option("limit", short: "n", value: "n", help: "At most n."),
-        .option("mailbox", value: "name", help: "The mailbox."),
-    ]
-    static let query = [ArgumentDefinition(name: "query", help: "Words.", isOptional: true, isRepeating: true)]
-    static let file = [ArgumentDefinition(name: "file", help: "A file.")]
+    static let json = FlagOption("json", help: "JSON Lines.")
+    static let limit = ValueOption<String>("limit", short: "n", value: "n", help: "At most n.")
+    static let mailbox = ValueOption<String>("mailbox", value: "name", help: "The mailbox.")
+    static let options = [json.definition, limit.definition, mailbox.definition]
+    static let queryArgument = PositionalArgument("query", help: "Words.", isOptional: true, isRepeating: true)
+    static let fileArgument = PositionalArgument("file", help: "A file.")
+    static let query = [queryArgument.definition]
+    static let file = [fileArgument.definition]
 
     func parse(
         _ words: [String], arguments: [ArgumentDefinition] = query
@@ -31,34 +32,34 @@ import Testing
 
     @Test func optionsFlagsAndPositionalsInAnyOrder() throws {
         let parsed = try parse(["from:bob", "--limit", "5", "--json", "is:unread"])
-        #expect(parsed.flag("json"))
-        #expect(parsed.value("limit") == "5")
-        #expect(parsed.arguments("query") == ["from:bob", "is:unread"])
-        #expect(!parsed.flag("mailbox"))
+        #expect(Self.json.read(from: parsed))
+        #expect(try Self.limit.read(from: parsed) == "5")
+        #expect(Self.queryArgument.readAll(from: parsed) == ["from:bob", "is:unread"])
+        #expect(try Self.mailbox.read(from: parsed) == nil)
     }
 
     @Test func valueAfterEqualsSignAndShortName() throws {
-        #expect(try parse(["--limit=7"]).value("limit") == "7")
-        #expect(try parse(["-n", "3"]).value("limit") == "3")
-        #expect(try parse(["--mailbox=-odd-"]).value("mailbox") == "-odd-")
-        #expect(try parse(["--mailbox="]).value("mailbox") == "")
+        #expect(try Self.limit.read(from: parse(["--limit=7"])) == "7")
+        #expect(try Self.limit.read(from: parse(["-n", "3"])) == "3")
+        #expect(try Self.mailbox.read(from: parse(["--mailbox=-odd-"])) == "-odd-")
+        #expect(try Self.mailbox.read(from: parse(["--mailbox="])) == "")
     }
 
     @Test func lastValueWinsAndAllAreKept() throws {
         let parsed = try parse(["--limit", "1", "--limit", "2"])
-        #expect(parsed.value("limit") == "2")
-        #expect(parsed.values("limit") == ["1", "2"])
+        #expect(try Self.limit.read(from: parsed) == "2")
+        #expect(try Self.limit.readAll(from: parsed) == ["1", "2"])
     }
 
     @Test func doubleDashEndsOptions() throws {
         let parsed = try parse(["--json", "--", "-is:read", "--limit", "--help"])
-        #expect(parsed.flag("json"))
-        #expect(parsed.value("limit") == nil)
-        #expect(parsed.arguments("query") == ["-is:read", "--limit", "--help"])
+        #expect(Self.json.read(from: parsed))
+        #expect(try Self.limit.read(from: parsed) == nil)
+        #expect(Self.queryArgument.readAll(from: parsed) == ["-is:read", "--limit", "--help"])
     }
 
     @Test func loneDashIsPositional() throws {
-        #expect(try parse(["-"], arguments: Self.file).argument("file") == "-")
+        #expect(try Self.fileArgument.read(from: parse(["-"], arguments: Self.file)) == "-")
     }
 
     @Test(arguments: [["--help"], ["-h"], ["x", "--help"], ["--bogus", "-h"], ["--limit", "1", "--help", "extra"]])
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func helpAfterDoubleDashIsAnArgument() throws {
-        #expect(try parse(["--", "--help"], arguments: Self.file).argument("file") == "--help")
+        #expect(try Self.fileArgument.read(from: parse(["--", "--help"], arguments: Self.file)) == "--help")
     }
 
     @Test func unknownOptionSuggestsTheNearestOne() {
@@ -86,7 +87,25 @@ import Testing
     }
 
     @Test func negativeNumberIsAValue() throws {
-        #expect(try parse(["--limit", "-5"]).value("limit") == "-5")
+        #expect(try Self.limit.read(from: parse(["--limit", "-5"])) == "-5")
+    }
+
+    /// A declared option converts its text when read: a typed value, or the usage error that
+    /// its declaration words.
+    @Test func typedOptionsConvertWhenRead() throws {
+        let count = ValueOption.integer("count", value: "n", in: 1...9, help: "How many.")
+        let words = { (words: [String]) throws(UsageError) -> ParsedArguments in
+            guard
+                case .parsed(let parsed) = try ArgumentParser.parse(
+                    words, options: [count.definition], arguments: [], commandName: "mailsearch test")
+            else { throw UsageError("asked for help") }
+            return parsed
+        }
+        #expect(try count.read(from: words(["--count", "3"])) == 3)
+        #expect(try count.read(from: words([])) == nil)
+        #expect(throws: UsageError("--count expects a whole number from 1 to 9, not \"12\"")) {
+            try count.read(from: words(["--count", "12"]))
+        }
     }
 
     @Test func flagWithValueIsRefused() {
@@ -99,27 +118,27 @@ import Testing
     }
 
     @Test func optionalArgumentLeavesValuesForRequiredOnes() throws {
-        let definitions = [
-            ArgumentDefinition(name: "mailbox", help: "", isOptional: true),
-            ArgumentDefinition(name: "uid", help: "", isRepeating: true),
-        ]
+        let mailbox = PositionalArgument("mailbox", help: "", isOptional: true)
+        let uid = PositionalArgument("uid", help: "", isRepeating: true)
+        let definitions = [mailbox.definition, uid.definition]
         let one = try parse(["12"], arguments: definitions)
-        #expect(one.argument("mailbox") == nil)
-        #expect(one.arguments("uid") == ["12"])
+        #expect(mailbox.readAll(from: one).isEmpty)
+        #expect(uid.readAll(from: one) == ["12"])
         let three = try parse(["Sent", "12", "15:20"], arguments: definitions)
-        #expect(three.argument("mailbox") == "Sent")
-        #expect(three.arguments("uid") == ["12", "15:20"])
+        #expect(try mailbox.read(from: three) == "Sent")
+        #expect(uid.readAll(from: three) == ["12", "15:20"])
         #expect(usageError([], arguments: definitions)?.message == "missing argument <uid> ...")
     }
 
     @Test func integerValues() throws {
-        #expect(try parse(["--limit", "20"]).integer("limit", in: 1...1000) == 20)
-        #expect(try parse([]).integer("limit", in: 1...1000) == nil)
+        let limit = ValueOption.integer("limit", short: "n", value: "n", in: 1...1000, help: "At most n.")
+        #expect(try limit.read(from: parse(["--limit", "20"])) == 20)
+        #expect(try limit.read(from: parse([])) == nil)
         #expect(throws: UsageError("--limit expects a whole number from 1 to 1000, not \"abc\"")) {
-            try parse(["--limit", "abc"]).integer("limit", in: 1...1000)
+            try limit.read(from: parse(["--limit", "abc"]))
         }
         #expect(throws: UsageError("--limit expects a whole number from 1 to 1000, not \"0\"")) {
-            try parse(["--limit", "0"]).integer("limit", in: 1...1000)
+            try limit.read(from: parse(["--limit", "0"]))
         }
     }
 

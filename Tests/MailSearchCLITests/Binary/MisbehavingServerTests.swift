@@ -93,6 +93,24 @@ struct MisbehavingServerTests {
         expectOneError(result, 75)
     }
 
+    /// After a successful login the server has shown it speaks IMAP: garbage, or a line past
+    /// the parser's limit, in answer to SELECT (still opening the mailbox) is a connection that
+    /// broke mid-command (75), not a server that does not speak IMAP (69).
+    @Test(arguments: ["endless line", "not IMAP"])
+    func garbageAfterLoginExits75(kind: String) async throws {
+        let server = try ScriptedServer(kind == "endless line" ? .endlessLine : .notIMAP, to: "SELECT")
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        let result = try await Self.run(
+            [
+                "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
+                "--insecure-plaintext", "--timeout", "30", "list",
+            ], environment: ToolEnvironment.make(directory, password: "pw"), timeout: .seconds(90))
+        expectOneError(result, 75)
+        #expect(result.standardError.contains("the connection broke mid-command"), "\(result)")
+        #expect(!result.standardError.contains("IMAP port"), "\(result)")
+    }
+
     @Test(arguments: [
         ("SSH-2.0-OpenSSH_9.6\r\n", "is this an IMAP port?"),
         ("* BYE too many connections from your address\r\n", "too many connections from your address"),

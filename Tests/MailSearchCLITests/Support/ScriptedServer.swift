@@ -4,20 +4,20 @@ import Transport
 
 /// A tiny IMAP server that misbehaves on purpose, for what the mock server will not do: just
 /// enough IMAP4rev1 to log in (LOGIN), select and search, then at the chosen point it sends
-/// something no client should have to accept.
+/// something no client should have to accept (to UID FETCH unless another command is named).
 final class ScriptedServer: Sendable {
     /// What goes wrong.
     enum Misbehaviour: Sendable {
         /// Instead of a greeting, these bytes (then the connection stays open).
         case greeting([UInt8])
-        /// To UID FETCH: a literal announced at a size no client should buffer, then bytes
+        /// To the command: a literal announced at a size no client should buffer, then bytes
         /// until the client hangs up.
         case enormousLiteral
-        /// To UID FETCH: a line that never ends, until the client hangs up.
+        /// To the command: a line that never ends, until the client hangs up.
         case endlessLine
-        /// To UID FETCH: bytes that are not IMAP.
+        /// To the command: bytes that are not IMAP.
         case notIMAP
-        /// To UID FETCH: this text after the command's tag (`NO ...`, or `BYE ...` sent
+        /// To the command: this text after the command's tag (`NO ...`, or `BYE ...` sent
         /// untagged), then the connection is closed.
         case answer(String)
     }
@@ -27,13 +27,13 @@ final class ScriptedServer: Sendable {
 
     var port: Int { listener.port }
 
-    init(_ misbehaviour: Misbehaviour) throws {
+    init(_ misbehaviour: Misbehaviour, to misbehavingCommand: String = "UID FETCH") throws {
         listener = try NetworkListener(host: "127.0.0.1", port: 0, tls: nil)
         let connections = listener.connections
         let task = Task {
             await withDiscardingTaskGroup { group in
                 for await connection in connections {
-                    group.addTask { await Self.serve(connection, misbehaviour) }
+                    group.addTask { await Self.serve(connection, misbehaviour, to: misbehavingCommand) }
                 }
             }
         }
@@ -45,7 +45,9 @@ final class ScriptedServer: Sendable {
         task.withLock { $0?.cancel() }
     }
 
-    private static func serve(_ connection: NetworkConnection, _ misbehaviour: Misbehaviour) async {
+    private static func serve(
+        _ connection: NetworkConnection, _ misbehaviour: Misbehaviour, to misbehavingCommand: String
+    ) async {
         defer { connection.close() }
         do {
             if case .greeting(let bytes) = misbehaviour {
@@ -72,6 +74,10 @@ final class ScriptedServer: Sendable {
                 if command == "UID", words.count > 2 {
                     command += " " + (words[2].split(separator: " ").first ?? "").uppercased()
                 }
+                if command == misbehavingCommand {
+                    try await misbehave(misbehaviour, connection, tag: tag)
+                    return
+                }
                 switch command {
                 case "CAPABILITY":
                     try await connection.write(Array("* CAPABILITY IMAP4rev1\r\n\(tag) OK done\r\n".utf8))
@@ -84,9 +90,6 @@ final class ScriptedServer: Sendable {
                                 + "* OK [UIDNEXT 4] ok\r\n\(tag) OK [READ-WRITE] selected\r\n").utf8))
                 case "UID SEARCH":
                     try await connection.write(Array("* SEARCH 1 2 3\r\n\(tag) OK searched\r\n".utf8))
-                case "UID FETCH":
-                    try await misbehave(misbehaviour, connection, tag: tag)
-                    return
                 case "LOGOUT":
                     try await connection.write(Array("* BYE bye\r\n\(tag) OK done\r\n".utf8))
                     return
