@@ -12,15 +12,23 @@ import MailSearch
 /// $ mailsearch explain --capabilities "IMAP4rev1 LITERAL+" subject:パリ
 /// UID SEARCH CHARSET UTF-8 SUBJECT {6+}
 /// パリ UNDELETED
+/// $ mailsearch explain --capabilities "IMAP4rev1 SORT" from:bob
+/// UID SORT (REVERSE ARRIVAL) UTF-8 FROM "bob" UNDELETED
+/// # if the server refuses the charset (BADCHARSET), instead:
+/// UID SORT (REVERSE ARRIVAL) US-ASCII FROM "bob" UNDELETED
 /// ```
+///
+/// The lines are those of the `SearchPlan` the session runs (`IMAPSession.search`), encoded as
+/// the session encodes them.
 public struct ExplainCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         name: "explain",
         abstract: "The IMAP command(s) a query becomes, without connecting.",
         discussion: """
             Prints each line the client would send (without the tag). A literal's bytes start a
-            line of their own after the {n} that announces them. Relative dates count from
-            today in this machine's time zone, or from --today.
+            line of their own after the {n} that announces them. What is sent instead when the
+            server refuses the charset follows a line that starts with #. Relative dates count
+            from today in this machine's time zone, or from --today.
             """,
         usage: "explain [<options>] [--] <query> ...",
         arguments: [
