@@ -184,7 +184,7 @@ extension IMAPSession {
 
     /// Searches the selected mailbox; returns the UIDs, newest first, and their count.
     ///
-    /// Runs the ``SearchPlan`` of `keys` for this server (``searchPlan(_:ordered:)``): SORT
+    /// Runs the ``SearchPlan`` of `keys` for this server's capabilities and what it enabled: SORT
     /// `(REVERSE ARRIVAL)` when the server has SORT, ESEARCH `RETURN (COUNT ALL)` when it has
     /// ESEARCH, plain UID SEARCH otherwise. Non-ASCII text goes as `CHARSET UTF-8` with literals,
     /// or quoted UTF-8 under IMAP4rev2/UTF8=ACCEPT. On `NO [BADCHARSET]` (or a `BAD` that
@@ -216,7 +216,7 @@ extension IMAPSession {
     }
 
     /// What ``search(_:in:ordered:)`` sends for `keys` on this server, as it stands now.
-    public func searchPlan(_ keys: [SearchKey], ordered: Bool = true) -> SearchPlan {
+    func searchPlan(_ keys: [SearchKey], ordered: Bool = true) -> SearchPlan {
         SearchPlan(
             keys: keys, ordered: ordered, capabilities: capabilities, enabled: enabled,
             maximumCommandLength: configuration.maximumCommandLength)
