@@ -59,6 +59,30 @@ import Testing
         #expect(chunks.last?.bytes == Array("Müller UNDELETED\r\n".utf8))
     }
 
+    @Test func aUIDSetTooLongForOneLineIsSearchedInParts() throws {
+        let numbers = Array(stride(from: UInt32(2), through: 4000, by: 2))
+        let query = "uid:" + numbers.map(String.init).joined(separator: ",")
+        let context = Server.rev1.context
+        let plan = try QueryCompiler.compile(query, context: context).plan(for: context)
+        #expect(plan.steps.count == 2)
+        var covered: [UInt32] = []
+        for step in plan.steps {
+            guard case .uidSearch(nil, nil, let keys) = step.command, case .uid(let part)? = keys.first else {
+                Issue.record("not a UID search of a part: \(step.command)")
+                continue
+            }
+            #expect(keys.dropFirst() == [.undeleted])
+            covered += part.numbers ?? []
+            let line = plan.encode(step.command, tag: "A1").flatMap(\.bytes)
+            #expect(line.count <= IMAPConfiguration.defaultMaximumCommandLength)
+        }
+        #expect(covered == numbers)
+        // explain shows each part's command, as the session sends them.
+        let lines = plan.explanation
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasPrefix("UID SEARCH UID ") && $0.hasSuffix(" UNDELETED") })
+    }
+
     @Test func pinWarningOnlyWhenPinIsUsed() throws {
         let refused = Server.pinKeywordRefused.context
         let pinned = try QueryCompiler.compile("is:pinned", context: refused)
