@@ -80,12 +80,19 @@ extension IMAPSession {
             // no reason to fail the login), so ENABLE and SELECT follow it in the same flight.
             send(.id(configuration.clientIdentity), claim: .identity)
         }
-        let wanted = [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
-        if capabilities.contains(.enable) && !wanted.isEmpty {
+        let wanted = Self.enabledAtLogin(offered: capabilities)
+        if !wanted.isEmpty {
             // NO or BAD to ENABLE leaves the session as it was: no reason to fail the login.
             sendEnable(wanted)
             if awaitingEnable { await enableAnswered() }
         }
+    }
+
+    /// What the session ENABLEs after logging in on a server that offers `capabilities`:
+    /// CONDSTORE, QRESYNC and UTF8=ACCEPT, those offered, when ENABLE is.
+    public static func enabledAtLogin(offered capabilities: Set<Capability>) -> [Capability] {
+        guard capabilities.contains(.enable) else { return [] }
+        return [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
     }
 
     private func authenticate(

@@ -59,7 +59,8 @@ public struct SearchPlan: Hashable, Sendable {
         encodingOptions = .client(capabilities: capabilities, utf8Enabled: enabled.contains(.utf8Accept))
         sortsOnServer = ordered && capabilities.contains(.sort)
         let isASCII = keys.allSatisfy(\.isASCII)
-        let acceptsUTF8 = capabilities.contains(.imap4rev2) || enabled.contains(.utf8Accept)
+        // UTF-8 goes in quoted strings exactly where it needs no CHARSET (IMAP4rev2, UTF8=ACCEPT).
+        let acceptsUTF8 = encodingOptions.utf8Quoted
         let esearch = capabilities.contains(.esearch)
         let sortsOnServer = sortsOnServer
         func step(_ keys: [SearchKey]) -> Step {
@@ -112,7 +113,12 @@ extension SearchKey {
         case .or(let left, let right): return left.isASCII && right.isASCII
         case .and(let keys): return keys.allSatisfy { $0.isASCII }
         case .gmailRaw(let text): return text.bytes.allSatisfy { $0 < 0x80 }
-        default: return true
+        case .all, .answered, .before, .deleted, .draft, .flagged, .keyword, .larger, .new, .old, .on, .recent, .seen,
+            .sentBefore, .sentOn, .sentSince, .since, .smaller, .uid, .unanswered, .undeleted, .undraft, .unflagged,
+            .unkeyword, .unseen, .sequenceNumbers, .modificationSequence, .younger, .older, .filter, .savedBefore,
+            .savedOn, .savedSince, .savedDateSupported:
+            // Atoms, numbers and dates: never a charset's business.
+            return true
         }
     }
 }

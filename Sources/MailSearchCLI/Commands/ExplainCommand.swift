@@ -1,4 +1,5 @@
 import FoundationEssentials
+import IMAPClient
 import IMAPCore
 import MailSearch
 
@@ -71,15 +72,11 @@ public struct ExplainCommand: ParsableCommand {
         pinKeyword = try AccountSettings.pinKeyword(arguments.value("pin-flag"))
     }
 
-    /// The compiler's view of a server with `capabilities`: what this client would ENABLE there
-    /// (UTF8=ACCEPT, CONDSTORE, QRESYNC) counts as enabled.
+    /// The compiler's view of a server with `capabilities`: what the session would ENABLE there
+    /// counts as enabled.
     var context: SearchContext {
-        var enabled: Set<Capability> = []
-        if capabilities.contains(.enable) {
-            enabled = capabilities.intersection([.utf8Accept, .condstore, .qresync])
-        }
-        return SearchContext(
-            capabilities: capabilities, enabledCapabilities: enabled,
+        SearchContext(
+            capabilities: capabilities, enabledCapabilities: Set(IMAPSession.enabledAtLogin(offered: capabilities)),
             permanentFlags: pinKeyword == nil ? nil : [.seen, .flagged, .wildcard],
             flagPolicy: FlagPolicy(pinKeyword: pinKeyword),
             today: today ?? SearchContext.day(of: Date(), in: .current))
