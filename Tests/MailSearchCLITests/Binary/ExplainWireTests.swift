@@ -13,7 +13,10 @@ import Testing
 /// and a fault on each session's first search in the `charsetRefused` variant), the wire must go on
 /// as explain says: the command after its "if the server refuses the charset" line, or nothing
 /// more when explain shows none (the search fails).
-@Suite(.hangGuard, .timeLimit(.minutes(10)))
+///
+/// Serialized: each case runs about a hundred tool processes, and eight at once would crowd a
+/// small machine the rest of the suite shares.
+@Suite(.hangGuard, .serialized, .timeLimit(.minutes(10)))
 struct ExplainWireTests {
     enum Variant: String, CaseIterable, Sendable {
         /// The server answers as its profile does.
