@@ -56,6 +56,8 @@ public struct IMAPConfiguration: Sendable {
     public var logger: Logger
     /// Longest command line the session sends; longer UID sets are split across commands.
     public var maximumCommandLength: Int
+    /// The default of ``maximumCommandLength``: within what every server we know of accepts.
+    public static let defaultMaximumCommandLength = 8000
     /// Capabilities to ignore even when the server announces them (to work around a server's
     /// broken extension, or to test fallbacks: without SORT the session searches with ESEARCH,
     /// without both with plain SEARCH).
@@ -74,7 +76,7 @@ public struct IMAPConfiguration: Sendable {
     public init(
         host: String, port: Int? = nil, security: Security = .implicitTLS(ClientTLSConfiguration()),
         timeouts: Timeouts = .init(), clientIdentity: [IDParameter] = [IDParameter(key: "name", value: "MailSearch")],
-        logger: Logger = .disabled, maximumCommandLength: Int = 8000
+        logger: Logger = .disabled, maximumCommandLength: Int = defaultMaximumCommandLength
     ) {
         self.host = host
         switch security {

@@ -80,12 +80,19 @@ extension IMAPSession {
             // no reason to fail the login), so ENABLE and SELECT follow it in the same flight.
             send(.id(configuration.clientIdentity), claim: .identity)
         }
-        let wanted = [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
-        if capabilities.contains(.enable) && !wanted.isEmpty {
+        let wanted = Self.enabledAtLogin(offered: capabilities)
+        if !wanted.isEmpty {
             // NO or BAD to ENABLE leaves the session as it was: no reason to fail the login.
             sendEnable(wanted)
             if awaitingEnable { await enableAnswered() }
         }
+    }
+
+    /// What the session ENABLEs after logging in on a server that offers `capabilities`:
+    /// CONDSTORE, QRESYNC and UTF8=ACCEPT, those offered, when ENABLE is.
+    public static func enabledAtLogin(offered capabilities: Set<Capability>) -> [Capability] {
+        guard capabilities.contains(.enable) else { return [] }
+        return [Capability.condstore, .qresync, .utf8Accept].filter { capabilities.contains($0) }
     }
 
     private func authenticate(
@@ -184,88 +191,68 @@ extension IMAPSession {
 
     /// Searches the selected mailbox; returns the UIDs, newest first, and their count.
     ///
-    /// SORT `(REVERSE ARRIVAL)` when the server has SORT, ESEARCH `RETURN (COUNT ALL)` when it has
+    /// Runs the ``SearchPlan`` of `keys` for this server's capabilities and what it enabled: SORT
+    /// `(REVERSE ARRIVAL)` when the server has SORT, ESEARCH `RETURN (COUNT ALL)` when it has
     /// ESEARCH, plain UID SEARCH otherwise. Non-ASCII text goes as `CHARSET UTF-8` with literals,
     /// or quoted UTF-8 under IMAP4rev2/UTF8=ACCEPT. On `NO [BADCHARSET]` (or a `BAD` that
-    /// servers such as Cyrus give for an unknown charset) an ASCII query is retried without the
-    /// charset; a non-ASCII one fails with a clear error. With `mailbox`, the search fails with
+    /// servers such as Cyrus give for an unknown charset) an ASCII SORT is retried in US-ASCII;
+    /// a non-ASCII search fails with a clear error. With `mailbox`, the search fails with
     /// `.mailboxChanged` rather than run in another mailbox another task selected. With
     /// `ordered` false a plain UID SEARCH (ESEARCH when the server has it) runs even where SORT
-    /// is there: the UIDs come highest first, which is all a caller that wants a set needs, and
-    /// a server sorts 100,000 messages in a tenth of a second or more.
+    /// is there.
     public func search(
         _ keys: [SearchKey], in mailbox: MailboxExpectation? = nil, ordered: Bool = true
     ) async throws(IMAPError) -> SearchResult {
-        let keys = keys.isEmpty ? [SearchKey.all] : keys
-        // A long UID set among the keys would make an over-long line (real servers refuse them):
-        // search its parts one by one; the parts are disjoint, so UIDs and counts simply add up.
-        if let index = keys.firstIndex(where: { if case .uid = $0 { true } else { false } }),
-            case .uid(let set) = keys[index]
-        {
-            let others = keys.enumerated().filter { $0.offset != index }.map(\.element)
-            var probe = EncodeBuffer(options: EncodingOptions(literalMode: .literalPlus))
-            for key in others { probe.write(key) }
-            let budget = configuration.maximumCommandLength - 80 - probe.takeBytes().count
-            let parts = set.split(maximumEncodedLength: max(budget, 64))
-            if parts.count > 1 {
-                var uids: [UInt32] = []
-                var count = 0
-                for part in parts {
-                    let found = try await searchOnce([.uid(part)] + others, mailbox, ordered: ordered)
-                    uids += found.uids
-                    count += found.count
-                }
-                return SearchResult(uids: uids.sorted(by: >), count: count)
+        let plan = searchPlan(keys, ordered: ordered)
+        guard plan.steps.count == 1 else {
+            // The parts of a long UID set are disjoint: UIDs and counts simply add up.
+            var uids: [UInt32] = []
+            var count = 0
+            for step in plan.steps {
+                let found = try await run(step, of: plan, mailbox, mapsAllUIDs: false)
+                uids += found.uids
+                count += found.count
             }
+            return SearchResult(uids: uids.sorted(by: >), count: count)
         }
         // A search of every message gives the whole sequence-to-UID map for free, so listening
         // for events afterwards needs no UID SEARCH ALL of its own. The state machine installs
         // it when the answer is complete, in order with the responses around it: an EXPUNGE read
         // just after it cannot be undone by a map installed later.
-        return try await searchOnce(keys, mailbox, ordered: ordered, mapsAllUIDs: keys == [.all])
+        return try await run(plan.steps[0], of: plan, mailbox, mapsAllUIDs: keys.isEmpty || keys == [.all])
     }
 
-    private func searchOnce(
-        _ keys: [SearchKey], _ mailbox: MailboxExpectation?, ordered: Bool, mapsAllUIDs: Bool = false
+    /// What ``search(_:in:ordered:)`` sends for `keys` on this server, as it stands now.
+    func searchPlan(_ keys: [SearchKey], ordered: Bool = true) -> SearchPlan {
+        SearchPlan(
+            keys: keys, ordered: ordered, capabilities: capabilities, enabled: enabled,
+            maximumCommandLength: configuration.maximumCommandLength)
+    }
+
+    private func run(
+        _ step: SearchPlan.Step, of plan: SearchPlan, _ mailbox: MailboxExpectation?, mapsAllUIDs: Bool
     ) async throws(IMAPError) -> SearchResult {
-        let isASCII = keys.allSatisfy { $0.isASCII }
-        let utf8Mode = capabilities.contains(.imap4rev2) || enabled.contains(.utf8Accept)
-        if ordered && capabilities.contains(.sort) {
-            do {
-                return try await sortNewestFirst(keys, charset: "UTF-8", mailbox, mapsAllUIDs)
-            } catch  where error.isCharsetRefusal {
-                guard isASCII else { throw Self.cannotSearchNonASCII(error) }
-                return try await sortNewestFirst(keys, charset: "US-ASCII", mailbox, mapsAllUIDs)
+        do {
+            return try await run(step.command, sortsOnServer: plan.sortsOnServer, mailbox, mapsAllUIDs)
+        } catch  where error.isCharsetRefusal {
+            switch step.whenCharsetRefused {
+            case .retry(let command)?:
+                return try await run(command, sortsOnServer: plan.sortsOnServer, mailbox, mapsAllUIDs)
+            case .fails?: throw Self.cannotSearchNonASCII(error)
+            case nil: throw error
             }
         }
-        let charset = isASCII || utf8Mode ? nil : "UTF-8"
-        do {
-            return try await searchNewestFirst(keys, charset: charset, mailbox, mapsAllUIDs)
-        } catch  where error.isCharsetRefusal && charset != nil {
-            throw Self.cannotSearchNonASCII(error)
-        } catch  where error.responseCode.isBadCharset && isASCII {
-            return try await searchNewestFirst(keys, charset: nil, mailbox, mapsAllUIDs)
-        }
     }
 
-    private func sortNewestFirst(
-        _ keys: [SearchKey], charset: String, _ mailbox: MailboxExpectation?, _ mapsAllUIDs: Bool
+    private func run(
+        _ command: Command, sortsOnServer: Bool, _ mailbox: MailboxExpectation?, _ mapsAllUIDs: Bool
     ) async throws(IMAPError) -> SearchResult {
-        let result = try await run(
-            .uidSort(criteria: [SortCriterion(.arrival, reversed: true)], charset: charset, keys: keys),
-            claim: .search, expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
+        let result = try await run(command, claim: .search, expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
         // RFC 5267 ESORT servers may answer with ESEARCH even to a plain SORT.
-        let uids = result.untagged.answeredUIDs
-        return SearchResult(uids: uids, count: uids.count)
-    }
-
-    private func searchNewestFirst(
-        _ keys: [SearchKey], charset: String?, _ mailbox: MailboxExpectation?, _ mapsAllUIDs: Bool
-    ) async throws(IMAPError) -> SearchResult {
-        let esearch = capabilities.contains(.esearch)
-        let result = try await run(
-            .uidSearch(charset: charset, returnOptions: esearch ? [.count, .all] : nil, keys: keys), claim: .search,
-            expecting: mailbox, mapsAllUIDs: mapsAllUIDs)
+        if sortsOnServer {
+            let uids = result.untagged.answeredUIDs
+            return SearchResult(uids: uids, count: uids.count)
+        }
         // RFC 4731: ESEARCH with or without the correlator, and with no return data at all
         // when nothing matched.
         let uids = result.untagged.answeredUIDs.sorted(by: >)
@@ -473,31 +460,7 @@ extension IMAPError {
     /// The server refused the charset: `NO [BADCHARSET]`, or a `BAD` naming the charset (Cyrus
     /// answers an unknown charset with BAD).
     var isCharsetRefusal: Bool {
-        if responseCode.isBadCharset { return true }
+        if case .badCharset? = responseCode { return true }
         return code == .bad && (serverText?.lowercased().contains("charset") ?? false)
-    }
-}
-
-extension Optional where Wrapped == ResponseCode {
-    var isBadCharset: Bool {
-        if case .badCharset? = self { return true }
-        return false
-    }
-}
-
-extension SearchKey {
-    /// Whether every string in the key is 7-bit.
-    var isASCII: Bool {
-        switch self {
-        case .bcc(let text), .body(let text), .cc(let text), .from(let text), .subject(let text), .text(let text),
-            .to(let text):
-            return text.isASCII
-        case .header(let field, let value): return field.isASCII && value.isASCII
-        case .not(let key): return key.isASCII
-        case .or(let left, let right): return left.isASCII && right.isASCII
-        case .and(let keys): return keys.allSatisfy { $0.isASCII }
-        case .gmailRaw(let text): return text.bytes.allSatisfy { $0 < 0x80 }
-        default: return true
-        }
     }
 }

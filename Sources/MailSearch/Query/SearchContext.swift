@@ -66,18 +66,8 @@ public struct SearchContext: Hashable, Sendable {
         return IMAPDate(daysSinceEpoch: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
     }
 
-    /// Whether UTF-8 may be sent in quoted strings without CHARSET (IMAP4rev2 or UTF8=ACCEPT enabled).
-    public var acceptsUTF8: Bool {
-        capabilities.contains(.imap4rev2) || enabledCapabilities.contains(.utf8Accept)
-    }
-
     /// Whether the server is Gmail (X-GM-EXT-1).
     public var isGmail: Bool { capabilities.contains(.gmailExtensions) }
-
-    /// How strings are written for this server: quoted or literal, which literal.
-    public var encodingOptions: EncodingOptions {
-        .client(capabilities: capabilities, utf8Enabled: enabledCapabilities.contains(.utf8Accept))
-    }
 
     /// The pin flag for this mailbox, with a warning when the configured keyword falls back.
     public var pinFlag: PinFlagResolution {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import IMAPClient
 import IMAPCore
 import MailSearch
 
@@ -12,15 +13,23 @@ import MailSearch
 /// $ mailsearch explain --capabilities "IMAP4rev1 LITERAL+" subject:パリ
 /// UID SEARCH CHARSET UTF-8 SUBJECT {6+}
 /// パリ UNDELETED
+/// $ mailsearch explain --capabilities "IMAP4rev1 SORT" from:bob
+/// UID SORT (REVERSE ARRIVAL) UTF-8 FROM "bob" UNDELETED
+/// # if the server refuses the charset (BADCHARSET), instead:
+/// UID SORT (REVERSE ARRIVAL) US-ASCII FROM "bob" UNDELETED
 /// ```
+///
+/// The lines are those of the `SearchPlan` the session runs (`IMAPSession.search`), encoded as
+/// the session encodes them.
 public struct ExplainCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         name: "explain",
         abstract: "The IMAP command(s) a query becomes, without connecting.",
         discussion: """
             Prints each line the client would send (without the tag). A literal's bytes start a
-            line of their own after the {n} that announces them. Relative dates count from
-            today in this machine's time zone, or from --today.
+            line of their own after the {n} that announces them. What is sent instead when the
+            server refuses the charset follows a line that starts with #. Relative dates count
+            from today in this machine's time zone, or from --today.
             """,
         usage: "explain [<options>] [--] <query> ...",
         arguments: [SearchCommand.queryArgument.definition],
@@ -62,15 +71,11 @@ public struct ExplainCommand: ParsableCommand {
         pinKeyword = try AccountSettings.pinKeyword(Self.pinFlagOption.read(from: arguments))
     }
 
-    /// The compiler's view of a server with `capabilities`: what this client would ENABLE there
-    /// (UTF8=ACCEPT, CONDSTORE, QRESYNC) counts as enabled.
+    /// The compiler's view of a server with `capabilities`: what the session would ENABLE there
+    /// counts as enabled.
     var context: SearchContext {
-        var enabled: Set<Capability> = []
-        if capabilities.contains(.enable) {
-            enabled = capabilities.intersection([.utf8Accept, .condstore, .qresync])
-        }
-        return SearchContext(
-            capabilities: capabilities, enabledCapabilities: enabled,
+        SearchContext(
+            capabilities: capabilities, enabledCapabilities: Set(IMAPSession.enabledAtLogin(offered: capabilities)),
             permanentFlags: pinKeyword == nil ? nil : [.seen, .flagged, .wildcard],
             flagPolicy: FlagPolicy(pinKeyword: pinKeyword),
             today: today ?? SearchContext.day(of: Date(), in: .current))

@@ -21,23 +21,66 @@ import Testing
 
     @Test func commandChoice() throws {
         let compiled = try QueryCompiler.compile("from:bob", context: Server.rev1.context)
+        let newestFirst = [SortCriterion(.arrival, reversed: true)]
+        let keys: [SearchKey] = [.from("bob"), .undeleted]
         #expect(
-            compiled.command(for: Server.sort.context)
-                == .uidSort(
-                    criteria: [SortCriterion(.arrival, reversed: true)], charset: "UTF-8",
-                    keys: [.from("bob"), .undeleted]))
+            compiled.plan(for: Server.sort.context).steps
+                == [
+                    SearchPlan.Step(
+                        command: .uidSort(criteria: newestFirst, charset: "UTF-8", keys: keys),
+                        whenCharsetRefused: .retry(.uidSort(criteria: newestFirst, charset: "US-ASCII", keys: keys)))
+                ])
         #expect(
-            compiled.command(for: Server.esearch.context)
-                == .uidSearch(charset: nil, returnOptions: [.count, .all], keys: [.from("bob"), .undeleted]))
-        #expect(compiled.command(for: Server.rev1.context) == .uidSearch(keys: [.from("bob"), .undeleted]))
+            compiled.plan(for: Server.esearch.context).steps
+                == [
+                    SearchPlan.Step(
+                        command: .uidSearch(charset: nil, returnOptions: [.count, .all], keys: keys),
+                        whenCharsetRefused: nil)
+                ])
+        #expect(
+            compiled.plan(for: Server.rev1.context).steps
+                == [SearchPlan.Step(command: .uidSearch(keys: keys), whenCharsetRefused: nil)])
+        let nonASCII = try QueryCompiler.compile("from:Müller", context: Server.rev1.context)
+        #expect(
+            nonASCII.plan(for: Server.rev1.context).steps
+                == [
+                    SearchPlan.Step(
+                        command: .uidSearch(charset: "UTF-8", keys: [.from("Müller"), .undeleted]),
+                        whenCharsetRefused: .fails)
+                ])
     }
 
     @Test func synchronizingLiteralWaits() throws {
         let context = Server.rev1.context
-        let chunks = try QueryCompiler.compile("from:Müller", context: context).encode(tag: "a1", for: context)
+        let plan = try QueryCompiler.compile("from:Müller", context: context).plan(for: context)
+        let chunks = plan.encode(plan.steps[0].command, tag: "a1")
         #expect(chunks.map(\.waitsForContinuation) == [true, false])
         #expect(chunks.first?.bytes == Array("a1 UID SEARCH CHARSET UTF-8 FROM {7}\r\n".utf8))
         #expect(chunks.last?.bytes == Array("Müller UNDELETED\r\n".utf8))
+    }
+
+    @Test func aUIDSetTooLongForOneLineIsSearchedInParts() throws {
+        let numbers = Array(stride(from: UInt32(2), through: 4000, by: 2))
+        let query = "uid:" + numbers.map(String.init).joined(separator: ",")
+        let context = Server.rev1.context
+        let plan = try QueryCompiler.compile(query, context: context).plan(for: context)
+        #expect(plan.steps.count == 2)
+        var covered: [UInt32] = []
+        for step in plan.steps {
+            guard case .uidSearch(nil, nil, let keys) = step.command, case .uid(let part)? = keys.first else {
+                Issue.record("not a UID search of a part: \(step.command)")
+                continue
+            }
+            #expect(keys.dropFirst() == [.undeleted])
+            covered += part.numbers ?? []
+            let line = plan.encode(step.command, tag: "A1").flatMap(\.bytes)
+            #expect(line.count <= IMAPConfiguration.defaultMaximumCommandLength)
+        }
+        #expect(covered == numbers)
+        // explain shows each part's command, as the session sends them.
+        let lines = plan.explanation
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasPrefix("UID SEARCH UID ") && $0.hasSuffix(" UNDELETED") })
     }
 
     @Test func pinWarningOnlyWhenPinIsUsed() throws {

@@ -1,3 +1,4 @@
+import IMAPClient
 import IMAPCore
 import MailSearch
 import TestSupport
@@ -134,7 +135,10 @@ func words(_ word: String) -> String {
         ExplainRow("unknown field is text", "foo:bar", "UID SEARCH \(words(#""foo:bar""#)) UNDELETED"),
         ExplainRow("field names ignore case", "FROM:bob", #"UID SEARCH FROM "bob" UNDELETED"#),
         ExplainRow("spaces around", "   is:read   ", "UID SEARCH SEEN UNDELETED"),
-        ExplainRow("SORT", "from:bob", on: .sort, #"UID SORT (REVERSE ARRIVAL) UTF-8 FROM "bob" UNDELETED"#),
+        ExplainRow(
+            "SORT, and US-ASCII when UTF-8 is refused", "from:bob", on: .sort,
+            #"UID SORT (REVERSE ARRIVAL) UTF-8 FROM "bob" UNDELETED"#, SearchPlan.charsetRefusedHeading,
+            #"UID SORT (REVERSE ARRIVAL) US-ASCII FROM "bob" UNDELETED"#),
         ExplainRow(
             "SORT non-ASCII", "from:Müller", on: .sort, "UID SORT (REVERSE ARRIVAL) UTF-8 FROM {7}", "Müller UNDELETED"),
         ExplainRow("ESEARCH", "from:bob", on: .esearch, #"UID SEARCH RETURN (COUNT ALL) FROM "bob" UNDELETED"#),

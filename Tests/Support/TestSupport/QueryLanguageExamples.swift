@@ -48,6 +48,46 @@ public enum QueryLanguageExamples {
         "OR FROM \(word) OR SUBJECT \(word) OR TO \(word) OR CC \(word) BODY \(word)"
     }
 
+    /// Every other form docs/query-language.md lists ("Fields and their IMAP meaning" and "On
+    /// the wire"), beyond the examples: each field and operator, each date form, strings that
+    /// must go as literals, and a UID set too long for one command line.
+    public static let forms: [(label: String, query: String)] = [
+        ("phrase", #""quarterly report""#),
+        ("to cc bcc", "to:bob cc:carol bcc:dave"),
+        ("body", #"body:"see attached""#),
+        ("text", "text:swift"),
+        ("header", "header:List-Id=swift.org"),
+        ("read", "is:read"),
+        ("pinned", "is:pinned"),
+        ("unpinned", "is:unpinned"),
+        ("starred", "is:starred"),
+        ("unflagged", "is:unflagged"),
+        ("answered, not draft", "is:answered -is:draft"),
+        ("deleted", "is:deleted"),
+        ("attachment", "has:attachment"),
+        ("on", "on:2024-03-01"),
+        ("on a month", "on:2024-02"),
+        ("open date range", "date:2024-03-01.."),
+        ("today and yesterday", "after:yesterday before:today"),
+        ("sent", "sent-after:2024-01-01 sent-before:2024-02-01"),
+        ("older", "older_than:2w"),
+        ("newer months", "newer_than:1m"),
+        ("uid", "uid:1:100,200"),
+        ("uid to the end", "uid:3,1,2,10:12,500:*"),
+        ("raw", #"raw:"has:drive""#),
+        ("in a mailbox", "in:Archive from:bob"),
+        ("in every mailbox", "in:all subject:meeting"),
+        ("AND", "from:a AND from:b"),
+        ("NOT", "NOT from:bob"),
+        ("NOT OR", "-(from:a OR to:b)"),
+        ("OR of groups", "(from:a is:read) OR to:b"),
+        ("71 bytes: a literal", "subject:" + String(repeating: "x", count: 71)),
+        ("control character: a literal", "subject:a\u{1}b"),
+        ("non-ASCII word", "Müller"),
+        ("non-ASCII over 4096 bytes", "subject:" + String(repeating: "é", count: 2049)),
+        ("a long UID set", "uid:" + stride(from: 2, through: 4000, by: 2).map(String.init).joined(separator: ",")),
+    ]
+
     /// The spec's examples, in its order.
     public static let rows: [QueryLanguageExample] = [
         QueryLanguageExample("1", "", "UID SEARCH ALL UNDELETED"),
