@@ -17,15 +17,21 @@ package struct InboxListing: Hashable, Sendable {
 
     /// What happens.
     package enum Event: Hashable, Sendable {
+        /// The screen appears: open the mailbox, or list it again if it is open.
         case start
+        /// Pull to refresh or Retry: the same as `start`.
         case refresh
+        /// The screen goes away: stop listening; answers in flight are ignored.
         case stop
+        /// The mailbox is open: follow it and list it.
         case opened(MailboxDescription)
+        /// Opening failed.
         case openFailed(MailServiceError)
         /// A guess of the first page, brought up to date and adopted.
         case guessed(EmailPage, [Email], expunged: Set<Email.ID>)
         /// The listing's first page, brought up to date and adopted.
         case listed(EmailPage, [Email], expunged: Set<Email.ID>)
+        /// The listing failed.
         case listFailed(MailServiceError)
         /// The unread count, and the changes made since it was asked for.
         case unreadCounted([UInt32]?, since: ArraySlice<MailServiceEvent>)
@@ -43,8 +49,11 @@ package struct InboxListing: Hashable, Sendable {
         case pageLoaded([Email])
         /// An event of the inbox's pages.
         case paging(ListPaging.Event)
+        /// The connection broke; the service is re-establishing it.
         case connectionLost(String)
+        /// The connection is back.
         case connectionRestored
+        /// The connection could not be re-established.
         case connectionFailed(MailServiceError)
         /// The mailbox changed under the screen: open and list it again.
         case reload
@@ -80,7 +89,9 @@ package struct InboxListing: Hashable, Sendable {
     /// The flag that pins in the open mailbox.
     package var pinFlag: Flag { mailbox?.pinFlag ?? .flagged }
 
-    /// Whether an answer of `generation` answers the request `load` in flight.
+    /// Whether an answer of `generation` answers the request `load` in flight (the events
+    /// carrying answers are ignored when their request is not in flight; the generation is the
+    /// coordinator's to check before it brings an answer up to date).
     package func awaits(_ load: Load, _ generation: Int) -> Bool {
         self.load == load && load != .none && generation == self.generation
     }
@@ -98,6 +109,7 @@ package struct InboxListing: Hashable, Sendable {
             case .open, .reconnecting: return reloadList()
             }
         case .stop:
+            guard isRunning else { return [] }
             // Closing is the coordinator's, after the search in flight is cancelled.
             var actions: [InboxAction] = []
             if isListening {
@@ -131,11 +143,12 @@ package struct InboxListing: Hashable, Sendable {
             listState = .error(error.message)
             return []
         case .guessed(let page, let emails, let expunged):
-            guard !emails.isEmpty else { return [] }
+            guard acceptsGuess, !emails.isEmpty else { return [] }
             _ = inbox.event(.firstPage(page, emails, arrivals: [], expunged: expunged, isListing: false))
             if !inbox.window.isEmpty { listState = .data }
             return []
         case .listed(let page, let emails, let expunged):
+            guard load == .listing else { return [] }
             load = .countingUnread
             // What arrived during the listing goes on top; the rest is the listing's first page.
             let listed = Set(page.emails.map(\.id))
@@ -150,10 +163,12 @@ package struct InboxListing: Hashable, Sendable {
             // Counted once the first page shows, so the count never delays it.
             return warning + [.seen(emails), .effect(.countUnread(generation: generation))]
         case .listFailed(let error):
+            guard load == .listing else { return [] }
             load = .none
             listState = .error(error.message)
             return []
         case .unreadCounted(let uids, let changes):
+            guard load == .countingUnread else { return [] }
             load = .none
             guard let uids else {
                 unreadUIDs = nil

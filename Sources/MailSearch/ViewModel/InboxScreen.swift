@@ -119,6 +119,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .start: return fieldEvent(.start) + listing.event(.start)
         case .refresh: return listing.event(.refresh)
         case .stop:
+            // Nothing to stop: not even the search is cancelled.
             guard listing.isRunning else { return [] }
             return listing.event(.stop) + search.event(.stop) + [.effect(.close)]
         case .opened(let description):

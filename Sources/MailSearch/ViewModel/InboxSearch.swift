@@ -161,6 +161,7 @@ package struct InboxSearch: Hashable, Sendable {
             results.updateWindow { $0.remove(ids) }
             return []
         case .pageLoaded(let emails, let expunged):
+            guard results.request != nil else { return [] }
             if let list = results.list { removed.formUnion(expunged.intersection(list.ids)) }
             return [.seen(emails)] + pages(.pageLoaded(emails))
         case .hidden(let id):
