@@ -9,8 +9,9 @@ import Synchronization
 /// Every transition is the pure ``InboxScreen`` state machine's; this class is its driver. It
 /// performs the machine's effects against a ``MailService`` (opening, listing, searching,
 /// paging, flag changes), listens to the service's events while the screen is open, keeps the
-/// search history, and publishes the machine's state as observable properties, each changed
-/// only when its value does.
+/// search history, and publishes what the screen shows as one value, ``state``
+/// (``InboxScreenState``). The accessors (``emailsListState``, ``pinnedEmails``, ...) read that
+/// value, each observed for its own part: an observer is woken only when what it read changed.
 ///
 /// The lists are windows (``MailListWindow``): a view says which rows it shows (``show(_:)``,
 /// ``showResults(_:)``), their pages are fetched by offset into the listing, and pages more
@@ -36,8 +37,8 @@ import Synchronization
 ///     }
 /// }
 /// ```
-@Observable @MainActor
-public final class InboxViewModel {
+@MainActor
+public final class InboxViewModel: Observable {
     /// Where the search history is kept.
     public enum HistoryStorage: Sendable {
         /// In `history.json` in `directory` (``SearchHistory``), under `account`: persisted
@@ -49,58 +50,61 @@ public final class InboxViewModel {
 
     // MARK: - State, read-only
 
+    /// What the screen shows, as one value: what a view draws from. Reading it registers for
+    /// any change to the screen; each accessor below registers for its own part only.
+    public var state: InboxScreenState { self[\.self] }
     /// Which screen shows: the inbox or search.
-    public private(set) var inboxViewState: InboxViewState = .emails
+    public var inboxViewState: InboxViewState { self[\.inboxViewState] }
     /// What the inbox list shows.
-    public private(set) var emailsListState: EmailsListState = .loading
+    public var emailsListState: EmailsListState { self[\.emailsListState] }
     /// What search mode shows.
-    public private(set) var searchState: SearchViewState = .empty
+    public var searchState: SearchViewState { self[\.searchState] }
     /// The connection behind the screen, for a status line.
-    public private(set) var connection: InboxConnectionState = .closed
+    public var connection: InboxConnectionState { self[\.connection] }
     /// The open mailbox, once opened.
-    public private(set) var mailbox: MailboxDescription?
+    public var mailbox: MailboxDescription? { self[\.mailbox] }
     /// The "Pinned" section's rows that are held (those near what the view shows), newest
     /// first; the whole section, numbered, is ``inboxWindow``'s.
-    public private(set) var pinnedEmails: [Email] = []
+    public var pinnedEmails: [Email] { self[\.inboxWindow].pinnedEmails }
     /// The other messages held, newest first: those of the pages around what the view shows
     /// (``show(_:)``), not the whole mailbox.
-    public private(set) var unpinnedEmails: [Email] = []
+    public var unpinnedEmails: [Email] { self[\.inboxWindow].otherEmails }
     /// The inbox as a window over its listing: the held rows and how many there are in all, for
     /// a view that scrolls the whole mailbox (and says what it shows with ``show(_:)``).
-    public private(set) var inboxWindow = MailListWindow(pageSize: 50, pinnedSection: true)
+    public var inboxWindow: MailListWindow { self[\.inboxWindow] }
     /// How many messages of the mailbox are unread: all of them, not only the rows held (from
     /// the listing, kept up to date by every change); nil when the service did not say.
-    public private(set) var unreadCount: Int?
+    public var unreadCount: Int? { self[\.unreadCount] }
     /// The rows of ``inboxWindow`` the view last said it shows (``show(_:)``).
-    public private(set) var inboxShown: Range<Int> = 0..<50
+    public var inboxShown: Range<Int> { self[\.inboxShown] }
     /// The rows of ``resultsWindow`` the view last said it shows (``showResults(_:)``).
-    public private(set) var resultsShown: Range<Int> = 0..<50
+    public var resultsShown: Range<Int> { self[\.resultsShown] }
     /// The held results of the submitted search, newest first.
-    public private(set) var searchResults: [Email] = []
+    public var searchResults: [Email] { self[\.resultsWindow].residentEmails }
     /// The results as a window over the search's matches (``showResults(_:)``).
-    public private(set) var resultsWindow = MailListWindow(pageSize: 50, pinnedSection: false)
+    public var resultsWindow: MailListWindow { self[\.resultsWindow] }
     /// How many messages matched the submitted search (less those expunged since).
-    public private(set) var searchResultsTotal = 0
+    public var searchResultsTotal: Int { self[\.searchResultsTotal] }
     /// The text of the search field.
-    public private(set) var query = ""
+    public var query: String { self[\.query] }
     /// The submitted query (normalized) whose results show, are awaited or failed; nil before a
     /// submit. With ``searchState`` `.empty` it means "no results for this query".
-    public private(set) var searchedQuery: String?
+    public var searchedQuery: String? { self[\.searchedQuery] }
     /// Suggestions for ``query``: recent searches, operators, then people after `from:`/`to:`.
-    public private(set) var suggestions: [Suggestion] = []
+    public var suggestions: [Suggestion] { self[\.suggestions] }
     /// Recent searches of this account, newest first.
-    public private(set) var recentSearches: [String] = []
+    public var recentSearches: [String] { self[\.recentSearches] }
     /// What the screen should tell the person: a change rolled back and why, a pin keyword
     /// that fell back to `\Flagged`, a lost connection; nil when there is nothing to say.
-    public private(set) var notice: InboxNotice?
+    public var notice: InboxNotice? { self[\.notice] }
     /// Whether the inbox has a further page (``loadMore()``).
-    public private(set) var canLoadMore = false
+    public var canLoadMore: Bool { self[\.canLoadMore] }
     /// Whether the results have a further page (``loadMoreResults()``).
-    public private(set) var canLoadMoreResults = false
+    public var canLoadMoreResults: Bool { self[\.canLoadMoreResults] }
     /// Whether a further inbox page is loading.
-    public private(set) var isLoadingMore = false
+    public var isLoadingMore: Bool { self[\.isLoadingMore] }
     /// Whether a further results page is loading.
-    public private(set) var isLoadingMoreResults = false
+    public var isLoadingMoreResults: Bool { self[\.isLoadingMoreResults] }
 
     /// The search field's binding (`.searchable(text: $model.searchText)`): reads ``query``;
     /// writing it is ``updateQuery(_:)``.
@@ -121,6 +125,36 @@ public final class InboxViewModel {
     /// The label of the pin action on `email`: "Unpin" when it is pinned, else "Pin".
     public func pinActionTitle(for email: Email) -> String { InboxScreen.pinActionTitle(for: email) }
 
+    // MARK: - Observation, by part
+
+    /// A part of ``state`` some observer read: how to tell it changed, and its key path on
+    /// this model (the stored state's, extended by the part's), for the registrar.
+    private struct ObservedPart {
+        var changed: (InboxScreenState, InboxScreenState) -> Bool
+        var willSet: (InboxViewModel) -> Void
+        var didSet: (InboxViewModel) -> Void
+    }
+
+    private let registrar = ObservationRegistrar()
+    /// What the screen shows, published by ``publish()``; read through the parts.
+    private var published: InboxScreenState
+    /// The parts read so far, by their key path into ``InboxScreenState``.
+    private var observedParts: [AnyKeyPath: ObservedPart] = [:]
+
+    /// Part `part` of the published state, registering its reader for changes to that part
+    /// only: typing wakes the observers of the query, not those of the lists.
+    private subscript<Value: Equatable>(part: KeyPath<InboxScreenState, Value>) -> Value {
+        let path = (\InboxViewModel.published).appending(path: part)
+        if observedParts[part] == nil {
+            observedParts[part] = ObservedPart(
+                changed: { $0[keyPath: part] != $1[keyPath: part] },
+                willSet: { $0.registrar.willSet($0, keyPath: path) },
+                didSet: { $0.registrar.didSet($0, keyPath: path) })
+        }
+        registrar.access(self, keyPath: path)
+        return published[keyPath: part]
+    }
+
     // MARK: - The driver's own state
 
     private enum JobKey: Hashable {
@@ -135,18 +169,18 @@ public final class InboxViewModel {
         var task: Task<Void, Never>
     }
 
-    @ObservationIgnored private var screen: InboxScreen
-    @ObservationIgnored private let service: any MailService
-    @ObservationIgnored private let history: HistoryStore
+    private var screen: InboxScreen
+    private let service: any MailService
+    private let history: HistoryStore
     /// Every task started and not yet finished, by number.
-    @ObservationIgnored private var running: [Int: Job] = [:]
+    private var running: [Int: Job] = [:]
     /// The newest task of each kind, by number, for cancelling.
-    @ObservationIgnored private var current: [JobKey: Int] = [:]
-    @ObservationIgnored private var nextJob = 0
+    private var current: [JobKey: Int] = [:]
+    private var nextJob = 0
 
     /// The listener's task, also reachable from `deinit` (which is not on the main actor), so a
     /// model dropped without `stop()` does not leave it waiting on the service's events.
-    @ObservationIgnored private let listener = Mutex<Task<Void, Never>?>(nil)
+    private let listener = Mutex<Task<Void, Never>?>(nil)
 
     /// A screen over `service`, keeping the search history in `history`, listing `pageSize`
     /// messages a page. Nothing happens until ``start()``.
@@ -154,9 +188,7 @@ public final class InboxViewModel {
         self.service = service
         self.history = HistoryStore(history)
         self.screen = InboxScreen(pageSize: pageSize)
-        inboxWindow = screen.inboxWindow
-        resultsWindow = screen.resultsWindow
-        publish()
+        published = screen.view
     }
 
     deinit {
@@ -237,42 +269,15 @@ public final class InboxViewModel {
         for effect in effects { perform(effect) }
     }
 
-    /// Copies the machine's state out, assigning only what changed, so observers of one
-    /// property are not woken by another's change (the Observation macro of Swift 6.2 and
-    /// later skips equal values itself; this keeps it true whatever the macro does).
+    /// Publishes what the screen shows now, waking the observers of the parts that changed
+    /// only (the Observation macro of Swift 6.2 and later skips equal values itself; this keeps
+    /// it true, part by part, whatever the macro does).
     private func publish() {
-        func update<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<InboxViewModel, Value>, _ value: Value) {
-            if self[keyPath: keyPath] != value { self[keyPath: keyPath] = value }
-        }
-        update(\.inboxViewState, screen.inboxViewState)
-        update(\.emailsListState, screen.emailsListState)
-        update(\.searchState, screen.searchState)
-        update(\.connection, screen.connection)
-        update(\.mailbox, screen.mailbox)
-        // The held rows are copied out only when the window changed (its revision says so): a
-        // key press that moves within what is held changes nothing here.
-        if screen.inboxWindow.revision != inboxWindow.revision {
-            inboxWindow = screen.inboxWindow
-            update(\.pinnedEmails, screen.pinnedEmails)
-            update(\.unpinnedEmails, screen.unpinnedEmails)
-        }
-        if screen.resultsWindow.revision != resultsWindow.revision {
-            resultsWindow = screen.resultsWindow
-            update(\.searchResults, screen.results)
-        }
-        update(\.searchResultsTotal, screen.resultsTotal)
-        update(\.unreadCount, screen.unreadCount)
-        update(\.inboxShown, screen.inboxShown)
-        update(\.resultsShown, screen.resultsShown)
-        update(\.query, screen.query)
-        update(\.searchedQuery, screen.searchedQuery)
-        update(\.suggestions, screen.suggestions)
-        update(\.recentSearches, screen.recentSearches)
-        update(\.notice, screen.notice)
-        update(\.canLoadMore, screen.canLoadMore)
-        update(\.canLoadMoreResults, screen.canLoadMoreResults)
-        update(\.isLoadingMore, screen.isLoadingMore)
-        update(\.isLoadingMoreResults, screen.isLoadingMoreResults)
+        let new = screen.view
+        let changed = observedParts.values.filter { $0.changed(published, new) }
+        for part in changed { part.willSet(self) }
+        published = new
+        for part in changed { part.didSet(self) }
     }
 
     private func perform(_ effect: InboxScreen.Effect) {

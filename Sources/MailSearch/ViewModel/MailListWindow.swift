@@ -11,7 +11,7 @@
 /// it was ever loaded (a page leaves out messages marked deleted, and pinned ones, so that is
 /// an estimate until it loads); a position in such a page is a row not loaded yet (`nil`).
 ///
-/// Which pages are held is ``InboxScreen``'s to decide (``InboxScreen/pagesKeptAround``): this
+/// Which pages are held is ``ListPaging``'s to decide (``ListPaging/pagesKeptAround``): this
 /// type keeps the rows, their order and their numbering. Reading a message by position costs a
 /// binary search over the pages, not a walk over the rows: a key press reads a screenful.
 public struct MailListWindow: Hashable, Sendable {
@@ -112,6 +112,8 @@ public struct MailListWindow: Hashable, Sendable {
     public var residentCount: Int { pinnedRows.count + arrivals.count + pages.values.reduce(0) { $0 + $1.count } }
     /// Whether page `page` is held.
     public func isResident(_ page: Int) -> Bool { pages[page] != nil }
+    /// Whether the list has a page after the last one held (a view's "load more").
+    public var hasPageAfterHeld: Bool { !counts.isEmpty && (pages.keys.max() ?? -1) < counts.count - 1 }
 
     /// The message at `position` (pinned first, then the others), or nil when its page is not
     /// held (or `position` is out of range).

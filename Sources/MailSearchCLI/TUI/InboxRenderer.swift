@@ -266,7 +266,7 @@ package struct InboxRenderer {
     }
 
     /// Search mode before anything is typed or remembered: how to search.
-    private func searchHints(_ snapshot: InboxSnapshot, width: Int) -> [FrameLine] {
+    private func searchHints(_ snapshot: InboxScreenState, width: Int) -> [FrameLine] {
         var lines: [FrameLine] = []
         if snapshot.recentSearches.isEmpty && snapshot.query.isEmpty {
             lines.append(FrameLine(" No recent searches.", .bold))

@@ -60,12 +60,12 @@ package struct ListRows: Sendable {
     }
 
     /// The inbox's rows.
-    package static func inbox(_ snapshot: InboxSnapshot) -> ListRows {
+    package static func inbox(_ snapshot: InboxScreenState) -> ListRows {
         ListRows(window: snapshot.inboxWindow, mailboxName: snapshot.mailboxName, titled: true)
     }
 
     /// The search results' rows.
-    package static func results(_ snapshot: InboxSnapshot) -> ListRows {
+    package static func results(_ snapshot: InboxScreenState) -> ListRows {
         ListRows(window: snapshot.resultsWindow, mailboxName: "", titled: false)
     }
 

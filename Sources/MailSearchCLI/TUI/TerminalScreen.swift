@@ -4,7 +4,7 @@ package import MailSearch
 /// The terminal UI's own state, as a pure state machine: which message is selected and where
 /// each list is scrolled, whether the search field has the keys, which suggestion is
 /// highlighted, the help and the message reader. Everything else (the lists, the three states,
-/// the query, the notice) is the ``InboxViewModel``'s, copied in as an ``InboxSnapshot``.
+/// the query, the notice) is the ``InboxViewModel``'s one published value, ``InboxScreenState``.
 ///
 /// Feed it an ``Event`` (a key, the model's new state, a new size, a fetched message); it
 /// returns the ``Action``s for its driver (``TerminalUI``) to perform: calls on the model,
@@ -20,7 +20,7 @@ package struct TerminalScreen: Hashable, Sendable {
         /// A key was pressed.
         case key(Key)
         /// The model changed (or was just read), at `date`.
-        case modelChanged(InboxSnapshot, at: Date)
+        case modelChanged(InboxScreenState, at: Date)
         /// The terminal was resized.
         case resized(TerminalSize)
         /// The message opened in the reader arrived: its lines, as `show` prints them.
@@ -112,7 +112,7 @@ package struct TerminalScreen: Hashable, Sendable {
     }
 
     /// The model's state.
-    package private(set) var snapshot: InboxSnapshot
+    package private(set) var snapshot: InboxScreenState
     /// The terminal's size.
     package private(set) var size: TerminalSize
     /// The help or the reader, if showing.
@@ -132,7 +132,7 @@ package struct TerminalScreen: Hashable, Sendable {
     package private(set) var lastUpdated: Date?
 
     /// A screen of `size` showing `snapshot`.
-    package init(snapshot: InboxSnapshot = InboxSnapshot(), size: TerminalSize) {
+    package init(snapshot: InboxScreenState = InboxScreenState(), size: TerminalSize) {
         self.snapshot = snapshot
         self.size = size
         field = LineEditor(text: snapshot.query)

@@ -56,7 +56,7 @@ final class TerminalUI {
     private let post: AsyncStream<Input>.Continuation
     private let observation = ObservationFlag()
     /// The snapshot taken when the waiting observation was registered.
-    private var lastSnapshot: InboxSnapshot?
+    private var lastSnapshot: InboxScreenState?
     private var outcome: Outcome?
     private var messageTasks: [Task<Void, Never>] = []
 
@@ -169,7 +169,7 @@ final class TerminalUI {
     /// change is made), so the last snapshot is the model's state: a key press that changes
     /// nothing in the model takes no snapshot (one that does copies windows of a few pages,
     /// sharing their storage with the model).
-    private func snapshot() -> InboxSnapshot {
+    private func snapshot() -> InboxScreenState {
         let flag = observation
         let registered = flag.isRegistered.withLock { isRegistered in
             defer { isRegistered = true }
@@ -178,7 +178,7 @@ final class TerminalUI {
         if registered, let lastSnapshot { return lastSnapshot }
         let post = post
         let taken = withObservationTracking {
-            InboxSnapshot(model)
+            model.state
         } onChange: {
             flag.isRegistered.withLock { $0 = false }
             post.yield(.modelChanged)

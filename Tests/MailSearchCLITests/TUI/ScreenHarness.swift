@@ -93,11 +93,11 @@ final class ScreenHarness {
     }
 
     /// Waits (for the model's changes, not for time) until `condition` holds for its state.
-    func waitUntil(_ condition: (InboxSnapshot) -> Bool) async {
+    func waitUntil(_ condition: (InboxScreenState) -> Bool) async {
         while true {
             let (changes, changed) = AsyncStream<Void>.makeStream()
             let snapshot = withObservationTracking {
-                InboxSnapshot(model)
+                model.state
             } onChange: {
                 changed.yield()
                 changed.finish()
@@ -121,7 +121,7 @@ final class ScreenHarness {
 
     private func synchronize() {
         for _ in 0..<4 {
-            let actions = screen.handle(.modelChanged(InboxSnapshot(model), at: Self.now))
+            let actions = screen.handle(.modelChanged(model.state, at: Self.now))
             if actions.isEmpty { return }
             perform(actions)
         }

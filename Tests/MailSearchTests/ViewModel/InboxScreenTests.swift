@@ -299,14 +299,14 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         var screen = ScreenFixture.Start.results.screen
         _ = screen.handle(.toggleRead(Fixture.id(1)))
         #expect(screen.inbox.first { $0.uid == 1 }?.isRead == true)
-        #expect(screen.results.first { $0.uid == 1 }?.isRead == true)
+        #expect(screen.searchResults.first { $0.uid == 1 }?.isRead == true)
         _ = screen.handle(.flagChangeFailed(1, Fixture.failure))
         #expect(screen.inbox.first { $0.uid == 1 }?.isRead == false)
-        #expect(screen.results.first { $0.uid == 1 }?.isRead == false)
+        #expect(screen.searchResults.first { $0.uid == 1 }?.isRead == false)
         // Another client's change reaches both.
         _ = screen.handle(.mailbox(.flagsChanged(Fixture.id(2), [.seen, .flagged])))
         #expect(screen.inbox.first { $0.uid == 2 }?.isPinned == true)
-        #expect(screen.results.first { $0.uid == 2 }?.isPinned == true)
+        #expect(screen.searchResults.first { $0.uid == 2 }?.isPinned == true)
         #expect(screen.pinnedEmails.map(\.uid) == [2, 3])
     }
 
@@ -381,7 +381,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         var screen = ScreenFixture.Start.results.screen
         _ = screen.handle(.mailbox(.arrived([Fixture.newcomer])))
         #expect(screen.unpinnedEmails.map(\.uid) == [11, 1, 2, 4])
-        #expect(!screen.results.contains { $0.uid == 11 })
+        #expect(!screen.searchResults.contains { $0.uid == 11 })
         // Twice is once.
         _ = screen.handle(.mailbox(.arrived([Fixture.newcomer])))
         #expect(screen.inbox.count == 5)
@@ -389,11 +389,11 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
 
     @Test func expungedMessagesLeaveBothListsAndTheCount() {
         var screen = ScreenFixture.Start.results.screen
-        #expect(screen.resultsTotal == 10)
+        #expect(screen.searchResultsTotal == 10)
         _ = screen.handle(.mailbox(.expunged([Fixture.id(1), Fixture.id(9)])))
         #expect(screen.inbox.map(\.uid) == [2, 3, 4])
-        #expect(screen.results.map(\.uid) == [2, 3, 4])
-        #expect(screen.resultsTotal == 8)
+        #expect(screen.searchResults.map(\.uid) == [2, 3, 4])
+        #expect(screen.searchResultsTotal == 8)
     }
 
     @Test func changesDuringAListingAreReplayedOntoIt() {
@@ -426,7 +426,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         let effects = screen.handle(.listLoaded(generation: generation, Fixture.page()))
         #expect(effects == [.countUnread(generation: generation)])
         #expect(screen.inbox.map(\.uid) == [1, 2, 3, 4])
-        #expect(screen.inboxList == MessageList(ids: Fixture.emails.map(\.id)))
+        #expect(screen.inboxWindow.list == MessageList(ids: Fixture.emails.map(\.id)))
         // A guess arriving late changes nothing.
         #expect(screen.handle(.listGuessed(generation: generation, guess)) == [])
         #expect(screen.inbox.map(\.uid) == [1, 2, 3, 4])
@@ -438,9 +438,9 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         _ = screen.handle(.mailbox(.flagsChanged(Fixture.id(2), [])))
         _ = screen.handle(.mailbox(.arrived([Fixture.newcomer])))
         _ = screen.handle(.searchCompleted(generation: screen.searchGeneration, Fixture.page()))
-        #expect(screen.results.map(\.uid) == [2, 3, 4])
-        #expect(screen.results.first?.isRead == false)
-        #expect(screen.resultsTotal == 8)
+        #expect(screen.searchResults.map(\.uid) == [2, 3, 4])
+        #expect(screen.searchResults.first?.isRead == false)
+        #expect(screen.searchResultsTotal == 8)
     }
 
     @Test func notices() {
@@ -503,10 +503,10 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         var screen = ScreenFixture.Start.resultsLoadingMore.screen
         _ = screen.handle(.pageFailed(.results, generation: screen.searchGeneration, Fixture.failure))
         #expect(screen.notice?.kind == .loadFailed)
-        #expect(screen.results.count == 4)
+        #expect(screen.searchResults.count == 4)
         _ = screen.handle(.loadMore(.results))
         _ = screen.handle(.pageLoaded(.results, generation: screen.searchGeneration, Fixture.page(offset: 4)))
-        #expect(screen.results.map(\.uid) == Array(1...8))
+        #expect(screen.searchResults.map(\.uid) == Array(1...8))
         #expect(screen.canLoadMoreResults)
     }
 }

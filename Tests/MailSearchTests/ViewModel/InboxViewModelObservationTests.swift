@@ -102,6 +102,20 @@ struct InboxViewModelObservationTests {
             })
     }
 
+    /// The one published value wakes its reader on any change (the terminal UI reads it), and
+    /// only on a change; the accessors are its parts.
+    @Test func theStateWakesOnAnyChangeOnly() async {
+        let (model, _) = await started()
+        model.setSearching(true)
+        #expect(await observationFires(reading: { _ = model.state }) { model.updateQuery("from:") })
+        #expect(await observationFires(reading: { _ = model.state }) { model.updateQuery("from:") } == false)
+        #expect(await observationFires(reading: { _ = model.state }) { model.toggleRead(Fixture.id(10)) })
+        await model.settle()
+        #expect(model.state.query == model.query)
+        #expect(model.state.inboxWindow == model.inboxWindow)
+        #expect(model.state.unpinnedEmails == model.unpinnedEmails)
+    }
+
     @Test func loadMoreFires() async {
         let (model, _) = await started()
         #expect(await observationFires(reading: { _ = model.isLoadingMore }) { model.loadMore() })

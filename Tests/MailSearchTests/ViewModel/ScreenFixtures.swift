@@ -148,15 +148,15 @@ enum ScreenFixture {
         case .loading, .error: break
         }
         switch screen.searchState {
-        case .results: if screen.results.isEmpty { violations.append("results without results") }
+        case .results: if screen.searchResults.isEmpty { violations.append("results without results") }
         case .searching, .error:
-            if !screen.results.isEmpty { violations.append("old results under \(screen.searchState)") }
+            if !screen.searchResults.isEmpty { violations.append("old results under \(screen.searchState)") }
         case .empty: break
         }
         switch screen.inboxViewState {
         case .emails:
             if screen.searchState != .empty { violations.append("\(screen.searchState) outside search mode") }
-            if !screen.results.isEmpty { violations.append("results outside search mode") }
+            if !screen.searchResults.isEmpty { violations.append("results outside search mode") }
             if screen.searchedQuery != nil { violations.append("a searched query outside search mode") }
         case .search: break
         }
