@@ -18,25 +18,30 @@ import Testing
         return await condition()
     }
 
+    /// Its owner drops the connection while a watcher still reads its changes: the connection
+    /// ends (its listener held it), so do its session and the watcher's stream.
     @Test func aDroppedConnectionThatListensEndsItsTasksAndItsSession() async throws {
         let server = try await MockServerFixture.start()
         try MockServerFixture.seed(server, count: 5)
         weak var weakConnection: MailboxConnection?
         weak var weakSession: IMAPSession?
+        let changes: AsyncStream<MailboxConnection.Change>
         do {
             let connection = MailboxConnection(
                 configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "secret"))
             try await connection.open()
-            let changes = await connection.changes()
+            changes = await connection.changes()
             let session = try await connection.currentSession()
             // The listener is waiting for the session's events.
             #expect(await Self.eventually { await session.waitingListenerCount == 1 })
             weakConnection = connection
             weakSession = session
-            withExtendedLifetime(changes) {}
         }
         #expect(await Self.eventually { weakConnection == nil }, "the dropped connection is still alive")
         #expect(await Self.eventually { weakSession == nil }, "the dropped connection's session is still alive")
+        // The watcher's stream ends with the connection.
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
         await server.stop()
     }
 
