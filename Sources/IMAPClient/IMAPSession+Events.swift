@@ -84,6 +84,7 @@ public struct MailboxEventStream: AsyncSequence, Sendable {
         deinit {
             if listening {
                 let session = session
+                // Owned by the dropped iterator: one hop onto the actor to stop listening.
                 Task { await session.removeListener() }
             }
         }

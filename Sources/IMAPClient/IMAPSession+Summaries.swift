@@ -135,9 +135,10 @@ extension IMAPSession {
     public nonisolated func fetchSummaries(
         _ uids: SequenceSet, previews: Bool = true, in mailbox: MailboxExpectation? = nil
     ) -> MessageStream<MessageSummary> {
-        let stream = MessageStream<MessageSummary>()
-        Task { await self.runSummaries(uids, previews: previews, mailbox: mailbox, into: stream) }
-        return stream
+        produce(MessageStream<MessageSummary>()) { stream throws(IMAPError) in
+            let numbers = try await self.resolved(uids, mailbox: mailbox)
+            try await self.summaries(numbers, previews: previews, mailbox: mailbox, into: stream)
+        }
     }
 
     /// The FETCH items of a summary, and whether the server makes the previews.
@@ -174,55 +175,6 @@ extension IMAPSession {
         return summary
     }
 
-    private func runSummaries(
-        _ uids: SequenceSet, previews: Bool, mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
-    ) async {
-        let (items, serverPreview) = summaryItems(previews: previews)
-        let bodyPreview = previews && !serverPreview
-        do {
-            // Work in chunks, one command at a time: a preview fetch of a chunk must not overlap
-            // the summary fetch (their responses could not be told apart).
-            let numbers: [UInt32]
-            if let explicit = uids.numbers {
-                numbers = explicit
-            } else {
-                numbers = try await existingUIDs(in: uids, mailbox: mailbox)
-            }
-            stream.setTotal(numbers.count)
-            var start = 0
-            while start < numbers.count {
-                guard await stream.waitForDemand(bufferedAtMost: 500) else { return }
-                let chunk = SequenceSet(numbers: numbers[start..<min(numbers.count, start + 500)])
-                start += 500
-                var batch: [MessageSummary] = []
-                var unfinished: [UInt32: TextPartLocation] = [:]
-                for try await message in fetch(chunk, items: items, in: mailbox) {
-                    guard var summary = Self.summary(of: message, serverPreview: serverPreview) else { continue }
-                    if bodyPreview {
-                        summary.preview = Self.preview(of: message)
-                        if summary.preview == nil, let structure = message.bodyStructure {
-                            // Past the bytes sent, or no text part at all.
-                            if let location = TextPartLocation.first(in: structure) {
-                                unfinished[summary.uid] = location
-                            } else {
-                                summary.preview = ""
-                            }
-                        }
-                    }
-                    batch.append(summary)
-                }
-                if !unfinished.isEmpty { try await fillPreviews(&batch, of: unfinished, mailbox: mailbox) }
-                guard !stream.isConsumerGone else { return }
-                for index in batch.indices { batch[index].decode() }
-                for summary in batch { stream.yield(summary) }
-                stream.flush()
-            }
-            stream.finish()
-        } catch {
-            stream.finish(throwing: error)
-        }
-    }
-
     /// Summaries for `uids` in exactly that order (a list's order, newest first), streamed and
     /// decoded; UIDs that no longer exist are left out.
     ///
@@ -230,10 +182,10 @@ extension IMAPSession {
     /// windows of `fetchWindow` in that order, two windows in flight, so the server streams
     /// without waiting for the client; each window is put back in order when it is in, and
     /// decoding runs off the session's actor, beside the parsing of the next window. The next
-    /// window is sent only once the consumer has drained the stream to one window, so at most
-    /// four windows are held. Without PREVIEW the previews come from the start of each body in
-    /// the same FETCH, and one past those bytes needs one more FETCH of its text part (see
-    /// ``fetchSummaries(_:previews:)``): those go chunk by chunk, in order.
+    /// window is sent only once the consumer has taken the window before. Without
+    /// PREVIEW the previews come from the start of each body in the same FETCH, and one past
+    /// those bytes needs one more FETCH of its text part (see ``fetchSummaries(_:previews:)``):
+    /// then the UIDs go in windows of 500, one at a time.
     ///
     /// ```
     /// C: M7 UID FETCH 19001:20000 (UID FLAGS ENVELOPE ... PREVIEW)
@@ -246,113 +198,53 @@ extension IMAPSession {
     )
         -> MessageStream<MessageSummary>
     {
-        let stream = MessageStream<MessageSummary>()
-        Task { await self.runOrderedSummaries(uids, previews: previews, mailbox: mailbox, into: stream) }
-        return stream
+        produce(MessageStream<MessageSummary>()) { stream throws(IMAPError) in
+            try await self.summaries(uids, previews: previews, mailbox: mailbox, into: stream)
+        }
     }
 
-    private nonisolated func runOrderedSummaries(
+    /// The summaries of `uids` in that order, through the fetch engine, decoded off the
+    /// session's actor as each window is handed over.
+    private nonisolated func summaries(
         _ uids: [UInt32], previews: Bool, mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
-    ) async {
-        let (items, serverPreview, window, group) = await orderedFetchPlan(previews: previews)
-        stream.setTotal(uids.count)
-        do throws(IMAPError) {
-            guard serverPreview || !previews else {
-                try await orderedChunks(uids, mailbox: mailbox, into: stream)
-                return
-            }
-            let kinds = Set(items.compactMap(AttributeKind.init))
-            let windows = stride(from: 0, to: uids.count, by: window).map {
-                Array(uids[$0..<min(uids.count, $0 + window)])
-            }
-            var inFlight: [WindowSlots] = []
-            // Windows still in flight when this stops (the consumer left, or a failure) send no
-            // more commands and keep nothing.
-            defer { for window in inFlight { window.consumerLeft() } }
-            var launched = 0
-            func launch() {
-                let uids = windows[launched]
-                launched += 1
-                let slots = WindowSlots(uids: uids, serverPreview: serverPreview)
-                inFlight.append(slots)
-                Task {
-                    await self.fetchWindow(
-                        uids, items: items, kinds: kinds, group: group, mailbox: mailbox, into: slots)
-                }
-            }
-            while launched < min(2, windows.count) { launch() }
-            for _ in windows {
-                var slots = try await inFlight[0].summaries()
-                inFlight.removeFirst()
-                if launched < windows.count {
-                    guard await stream.waitForDemand(bufferedAtMost: window) else { return }
-                    launch()
-                }
-                guard !stream.isConsumerGone else { return }
-                for index in slots.indices {
-                    guard let summary = slots[index].take() else { continue }
-                    stream.yield(summary)
-                }
-                stream.flush()
-            }
-            stream.finish()
-        } catch {
-            stream.finish(throwing: error)
-        }
-    }
-
-    /// What an ordered fetch needs from the session: items, window size and a stream group of
-    /// its own (so its windows may be in flight together).
-    private func orderedFetchPlan(
-        previews: Bool
-    ) -> (items: [FetchAttribute], serverPreview: Bool, window: Int, group: UInt64) {
-        let (items, serverPreview) = summaryItems(previews: previews)
-        nextStreamGroup += 1
-        return (items, serverPreview, max(configuration.fetchWindow, 1), nextStreamGroup)
-    }
-
-    /// One window of an ordered fetch: its UID FETCH (split when the line would be too long),
-    /// streamed into `sink`, which ends with the command.
-    private func fetchWindow(
-        _ uids: [UInt32], items: [FetchAttribute], kinds: Set<AttributeKind>, group: UInt64,
-        mailbox: MailboxExpectation?, into sink: any FetchSink
-    ) async {
-        let commands = Command.uidFetch(SequenceSet(numbers: uids), items, modifiers: []).split(
-            maximumLineLength: configuration.maximumCommandLength)
-        do {
-            for command in commands {
-                guard !sink.isConsumerGone else { break }
-                guard case .uidFetch(let part, _, _) = command else { continue }
-                try await run(
-                    command, claim: .fetch(part, kinds: kinds), expecting: mailbox, sink: sink, streamGroup: group)
-            }
-            sink.finish(throwing: nil)
-        } catch {
-            sink.finish(throwing: error)
-        }
-    }
-
-    /// Ordered summaries whose previews are made from text parts: chunk by chunk, each put
-    /// back in order.
-    private nonisolated func orderedChunks(
-        _ uids: [UInt32], mailbox: MailboxExpectation?, into stream: MessageStream<MessageSummary>
     ) async throws(IMAPError) {
-        var start = 0
-        while start < uids.count {
-            guard await stream.waitForDemand(bufferedAtMost: 500) else { return }
-            let chunk = uids[start..<min(uids.count, start + 500)]
-            start += 500
-            var arrived: [UInt32: MessageSummary] = [:]
-            for try await summary in fetchSummaries(SequenceSet(numbers: chunk), previews: true, in: mailbox) {
-                arrived[summary.uid] = summary
+        let (items, serverPreview) = await summaryItems(previews: previews)
+        let bodyPreview = previews && !serverPreview
+        // Previews made of text parts need one more FETCH of a window's messages: one window at
+        // a time, of 500, so such a fetch never waits behind a large window.
+        let plan =
+            bodyPreview
+            ? WindowPlan(window: 500, concurrentWindows: 1)
+            : WindowPlan(window: max(configuration.fetchWindow, 1), concurrentWindows: 2)
+        stream.setTotal(uids.count)
+        try await windowedFetch(uids, items: items, mailbox: mailbox, plan: plan, into: stream) {
+            responses throws(IMAPError) in
+            var batch: [MessageSummary] = []
+            batch.reserveCapacity(responses.count)
+            var unfinished: [UInt32: TextPartLocation] = [:]
+            for index in responses.indices {
+                guard let message = responses[index].take(),
+                    var summary = Self.summary(of: message, serverPreview: serverPreview)
+                else { continue }
+                if bodyPreview {
+                    summary.preview = Self.preview(of: message)
+                    if summary.preview == nil, let structure = message.bodyStructure {
+                        // Past the bytes sent, or no text part at all.
+                        if let location = TextPartLocation.first(in: structure) {
+                            unfinished[summary.uid] = location
+                        } else {
+                            summary.preview = ""
+                        }
+                    }
+                }
+                batch.append(summary)
             }
-            guard !stream.isConsumerGone else { return }
-            for uid in chunk {
-                if let summary = arrived[uid] { stream.yield(summary) }
+            if !unfinished.isEmpty { try await self.fillPreviews(&batch, of: unfinished, mailbox: mailbox) }
+            for index in batch.indices {
+                batch[index].decode()
+                stream.yield(batch[index])
             }
-            stream.flush()
         }
-        stream.finish()
     }
 
     /// The preview MailMIME makes of the layout fields and the start of the body in `message`;
@@ -394,100 +286,6 @@ extension IMAPSession {
         for index in batch.indices {
             if let preview = previews[batch[index].uid] { batch[index].preview = preview }
         }
-    }
-}
-
-/// One window of an ordered fetch: each FETCH response is decoded where the session parses it,
-/// on its actor (the response is freed there and then), and the summary goes straight to its
-/// place in the window's order, which can only be kept once all of the window is here. The
-/// consumer takes the whole window when its command has ended: no value passes through a stream
-/// on the way, and the consumer wakes once per window.
-final class WindowSlots: FetchSink {
-    private struct State {
-        var slots: [MessageSummary?]
-        var finished = false
-        var failure: IMAPError?
-        var consumerGone = false
-        var waiter: CheckedContinuation<[MessageSummary?], any Error>?
-    }
-
-    private let position: [UInt32: Int]
-    private let serverPreview: Bool
-    private let state: Mutex<State>
-
-    init(uids: [UInt32], serverPreview: Bool) {
-        var position: [UInt32: Int] = [:]
-        position.reserveCapacity(uids.count)
-        for (index, uid) in uids.enumerated() { position[uid] = index }
-        self.position = position
-        self.serverPreview = serverPreview
-        state = Mutex(State(slots: [MessageSummary?](repeating: nil, count: uids.count)))
-    }
-
-    func yield(_ fetch: consuming FetchResponse) {
-        guard let uid = fetch.uid, let index = position[uid] else { return }
-        // Decoded in place, and moved into its slot.
-        var placed = IMAPSession.summary(of: fetch, serverPreview: serverPreview)
-        placed?.decode()
-        if case .none = placed { return }
-        state.withLock { state in
-            guard !state.consumerGone, !state.finished else { return }
-            state.slots[index] = placed.take()
-        }
-    }
-
-    func flush() {}
-
-    func finish(throwing failure: IMAPError?) {
-        let (waiter, outcome) = state.withLock {
-            state -> (CheckedContinuation<[MessageSummary?], any Error>?, Result<[MessageSummary?], IMAPError>?) in
-            guard !state.finished else { return (nil, nil) }
-            state.finished = true
-            state.failure = failure
-            guard let waiter = state.waiter else { return (nil, nil) }
-            state.waiter = nil
-            return (waiter, Self.outcome(&state))
-        }
-        if let waiter, let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
-    }
-
-    var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
-
-    /// The window's summaries in its order (nil where the server sent none), once its command
-    /// has ended; its failure, if it failed. Cancelling the waiting task stops the window.
-    func summaries() async throws(IMAPError) -> [MessageSummary?] {
-        try await waitCancellably(onCancel: { self.consumerLeft() }) {
-            (continuation: CheckedContinuation<[MessageSummary?], any Error>) in
-            let ready = state.withLock { state -> Result<[MessageSummary?], IMAPError>? in
-                if state.consumerGone { return .failure(IMAPError(.cancelled, "the consumer stopped reading")) }
-                guard state.finished else {
-                    state.waiter = continuation
-                    return nil
-                }
-                return Self.outcome(&state)
-            }
-            if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
-        }
-    }
-
-    /// The consumer stopped: the window's remaining commands are not sent, what arrives is
-    /// dropped, and a waiting `summaries()` ends.
-    func consumerLeft() {
-        let waiter = state.withLock { state -> CheckedContinuation<[MessageSummary?], any Error>? in
-            state.consumerGone = true
-            state.slots = []
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(throwing: IMAPError(.cancelled, "the consumer stopped reading"))
-    }
-
-    /// The ended window's summaries (moved out) or its failure.
-    private static func outcome(_ state: inout State) -> Result<[MessageSummary?], IMAPError> {
-        if let failure = state.failure { return .failure(failure) }
-        let slots = state.slots
-        state.slots = []
-        return .success(slots)
     }
 }
 

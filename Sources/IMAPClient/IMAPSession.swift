@@ -117,6 +117,7 @@ public actor IMAPSession {
         let connection = connection
         let writeStream = writeStream
         let logger = logger
+        // The writer: owned by the session (it ends when `writes` finishes, at close or deinit).
         Task { [weak self] in
             var failed = false
             for await outgoing in writeStream {
@@ -140,6 +141,8 @@ public actor IMAPSession {
         let pollInterval = min(
             max(configuration.timeouts.commandInactivity / 4, .milliseconds(50)), .seconds(5),
             configuration.timeouts.pollInterval)
+        // The reader: owned by the session (it holds it weakly between reads and ends when the
+        // connection closes).
         Task { [weak self] in
             while true {
                 let bytes: [UInt8]
@@ -194,6 +197,7 @@ public actor IMAPSession {
                     perform(machine.enqueue(id, request, now: .now))
                 }
             } onCancel: {
+                // Owned by the cancelled command: one hop onto the actor to withdraw it.
                 Task { await self.cancel(id) }
             }
         } catch let error as IMAPError {
@@ -336,6 +340,7 @@ public actor IMAPSession {
         if listeners > 0 && !machine.canIdle && machine.failure == nil {
             if let nextPoll, now < nextPoll { return }
             nextPoll = now + configuration.timeouts.pollInterval
+            // Owned by the poll: one NOOP, which fails at once when the session ends.
             if machine.activeCommandCount == 0 { Task { try? await self.run(.noop) } }
         }
     }
@@ -376,6 +381,7 @@ public actor IMAPSession {
                     eventWaiters[waiter] = continuation
                 }
             } onCancel: {
+                // Owned by the cancelled listener: one hop onto the actor to wake it.
                 Task { await self.wakeEventWaiter(waiter) }
             }
         }

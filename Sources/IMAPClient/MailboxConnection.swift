@@ -233,22 +233,17 @@ public actor MailboxConnection {
         throw uncertain ? Self.outcomeUnknown(failure) : failure
     }
 
-    /// The error for a STORE that reached the server (perhaps) without an answer, whose flags
-    /// could not be read back.
-    static func outcomeUnknown(_ error: IMAPError) -> IMAPError {
-        IMAPError(
-            .outcomeUnknown,
-            "the connection broke before the server confirmed the flag change, and the flags could not be read back (\(error.message)); the change may or may not have been made: read the flags again before retrying",
-            serverText: error.serverText, responseCode: error.responseCode, transportCode: error.transportCode)
-    }
-
     /// Mailbox events and reconnections, as they happen, until the connection is closed.
     public func changes() -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         nextWatcher += 1
         let id = nextWatcher
         watchers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeWatcher(id) } }
+        continuation.onTermination = { [weak self] _ in
+            // Owned by the stream's end: it only tells the connection, if there still is one.
+            guard let self else { return }
+            Task { await self.removeWatcher(id) }
+        }
         // Listening starts with the first session (open, or the first call).
         if session != nil { startListening() }
         return stream
@@ -277,7 +272,7 @@ public actor MailboxConnection {
         }
     }
 
-    private func broadcast(_ change: Change) {
+    func broadcast(_ change: Change) {
         for watcher in watchers.values { watcher.yield(change) }
     }
 
@@ -314,18 +309,39 @@ public actor MailboxConnection {
     /// of a dead one, or (with none yet) the first connection, made once for every caller
     /// meanwhile (one attempt: a refused first login is the caller's error, not retried).
     private func liveSession(reporting: Bool = false) async throws(IMAPError) -> IMAPSession {
+        try await Self.session(from: sessionOrAttempt(reporting: reporting))
+    }
+
+    /// A session, or the attempt to connect that will give one.
+    enum Attempt {
+        case ready(IMAPSession)
+        case pending(Task<IMAPSession, any Error>)
+    }
+
+    /// The usable session, or the attempt to wait for (see ``liveSession(reporting:)``): the
+    /// listener waits for an attempt without holding the connection.
+    func sessionOrAttempt(reporting: Bool = false) async throws(IMAPError) -> Attempt {
         if closed { throw IMAPError(.cancelled, "the connection was closed") }
-        if let session, session.isUsable { return session }
-        if let connecting { return try await Self.outcome(of: connecting) }
+        if let session, session.isUsable { return .ready(session) }
+        if let connecting { return .pending(connecting) }
         if let session {
             let failure = await session.failure
             let reason = failure.flatMap { Self.isConnectionLoss($0) ? $0 : nil }
-            return try await reconnect(after: reason ?? IMAPError(.connection, "the connection was lost"))
+            return try await reconnectAttempt(after: reason ?? IMAPError(.connection, "the connection was lost"))
         }
-        // No suspension between the checks above and `connecting = task`.
+        // No suspension between the checks above and `connecting = task`. Owned by this
+        // connection (`connecting`, cancelled by close); it holds the connection for one
+        // attempt, bounded by the connect, TLS and greeting timeouts.
         let task = Task { try await self.connectFirst(reporting: reporting) }
         connecting = task
-        return try await Self.outcome(of: task)
+        return .pending(task)
+    }
+
+    static func session(from attempt: Attempt) async throws(IMAPError) -> IMAPSession {
+        switch attempt {
+        case .ready(let session): return session
+        case .pending(let task): return try await outcome(of: task)
+        }
     }
 
     private func connectFirst(reporting: Bool) async throws(IMAPError) -> IMAPSession {
@@ -359,48 +375,106 @@ public actor MailboxConnection {
 
     /// Reconnects once for everyone waiting (concurrent callers share one attempt).
     private func reconnect(after error: IMAPError) async throws(IMAPError) -> IMAPSession {
+        try await Self.session(from: reconnectAttempt(after: error))
+    }
+
+    /// The reconnect to wait for (the one under way, or a new one); the session when it is fine.
+    func reconnectAttempt(after error: IMAPError) async throws(IMAPError) -> Attempt {
         if closed { throw IMAPError(.cancelled, "the connection was closed") }
-        if let session, session.isUsable, await session.failure == nil { return session }
-        if let connecting { return try await Self.outcome(of: connecting) }
+        if let session, session.isUsable, await session.failure == nil { return .ready(session) }
+        if let connecting { return .pending(connecting) }
         // No suspension between the check and `connecting = task`: a second caller (the listener
         // and a command both see the same loss) must find this attempt and share it.
         let old = session
         session = nil
-        let task = Task { try await self.reconnectLoop(after: error, old: old) }
+        // Owned by this connection (`connecting`, cancelled by close and deinit). It holds the
+        // connection weakly while it waits between attempts, which may go on for good
+        // (`ReconnectPolicy.retriesForever`): a connection dropped meanwhile ends it.
+        let task = Task { [weak self] in try await Self.reconnectLoop(Weak(self), after: error, old: old) }
         connecting = task
-        return try await Self.outcome(of: task)
+        return .pending(task)
     }
 
-    private func reconnectLoop(after error: IMAPError, old: IMAPSession?) async throws(IMAPError) -> IMAPSession {
-        defer { connecting = nil }
-        if let old { lastUIDs = await old.completeUIDMap() }
+    private static func reconnectLoop(
+        _ connection: Weak<MailboxConnection>, after error: IMAPError, old: IMAPSession?
+    ) async throws(IMAPError) -> IMAPSession {
+        let gone = IMAPError(.cancelled, "the connection was closed")
+        if let old { await connection.value?.remember(old) }
         var lastError = error
-        for attempt in 0..<max(policy.maximumAttempts, 1) {
-            broadcast(.reconnecting(attempt: attempt + 1, reason: lastError))
-            let delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
-            configuration.logger.info("reconnecting in \(delay.spokenSeconds) (attempt \(attempt + 1))")
-            try await pause(delay)
-            if closed { throw IMAPError(.cancelled, "the connection was closed") }
+        var attempt = 0
+        while true {
+            guard let delay = await connection.value?.beginAttempt(attempt, after: lastError) else { throw gone }
             do {
-                let session = try await establish(reporting: true)
-                try await adopt(session)
-                reconnectCount += 1
-                return session
-            } catch  where !Self.isTransient(error) && error.code != .no {
-                // Retrying cannot fix a refused login or an untrusted certificate.
-                broadcast(.failed(error))
-                throw error
+                try await Task.sleep(for: delay)
             } catch {
-                lastError = error
+                await connection.value?.endAttempts()
+                throw IMAPError(.cancelled, "the call was cancelled")
             }
+            guard let current = connection.value else { throw gone }
+            switch await current.attemptReconnect(attempt) {
+            case .connected(let session): return session
+            case .failed(let failure): throw failure
+            case .retry(let failure): lastError = failure
+            }
+            attempt += 1
         }
-        let failure = IMAPError(
+    }
+
+    /// What one reconnect attempt came to.
+    private enum AttemptOutcome {
+        case connected(IMAPSession)
+        case retry(IMAPError)
+        case failed(IMAPError)
+    }
+
+    /// Says that attempt `attempt` is coming and returns how long to wait for it; nil when the
+    /// connection was closed.
+    private func beginAttempt(_ attempt: Int, after error: IMAPError) -> Duration? {
+        if closed {
+            connecting = nil
+            return nil
+        }
+        broadcast(.reconnecting(attempt: attempt + 1, reason: error))
+        let delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
+        configuration.logger.info("reconnecting in \(delay.spokenSeconds) (attempt \(attempt + 1))")
+        return delay
+    }
+
+    private func endAttempts() { connecting = nil }
+
+    /// One reconnect attempt, after its wait.
+    private func attemptReconnect(_ attempt: Int) async -> AttemptOutcome {
+        if closed {
+            connecting = nil
+            return .failed(IMAPError(.cancelled, "the connection was closed"))
+        }
+        do throws(IMAPError) {
+            let session = try await establish(reporting: true)
+            try await adopt(session)
+            reconnectCount += 1
+            connecting = nil
+            return .connected(session)
+        } catch  where !Self.isTransient(error) && error.code != .no {
+            // Retrying cannot fix a refused login or an untrusted certificate.
+            connecting = nil
+            broadcast(.failed(error))
+            return .failed(error)
+        } catch {
+            guard attempt + 1 >= max(policy.maximumAttempts, 1) else { return .retry(error) }
+            connecting = nil
+            let failure = giveUp(after: error)
+            broadcast(.failed(failure))
+            return .failed(failure)
+        }
+    }
+
+    /// The error when every attempt failed.
+    private func giveUp(after lastError: IMAPError) -> IMAPError {
+        IMAPError(
             lastError.code,
             "could not reconnect to \(configuration.host) after \(policy.maximumAttempts) attempts: \(lastError.message)",
             serverText: lastError.serverText, responseCode: lastError.responseCode,
             transportCode: lastError.transportCode)
-        broadcast(.failed(failure))
-        throw failure
     }
 
     /// Connects, logs in, selects with resynchronisation, and (when `reporting`) tells the
@@ -431,6 +505,19 @@ public actor MailboxConnection {
             await session.close()
             throw error
         }
+    }
+
+    /// Takes what the old session learned before it broke: its UID map, and the highest
+    /// MODSEQ it saw. Without the MODSEQ the resynchronisation would ask for every change since
+    /// the first SELECT and report again, after the reconnect, changes the owner already had
+    /// (and whose state may since have changed again).
+    private func remember(_ old: IMAPSession) async {
+        lastUIDs = await old.completeUIDMap()
+        guard let seen = await old.selectedMailbox, seen.name == mailbox, let known,
+            seen.uidValidity == known.uidValidity, let latest = seen.highestModificationSequence,
+            latest > (known.highestModificationSequence ?? 0)
+        else { return }
+        self.known?.highestModificationSequence = latest
     }
 
     private func resynchronize(
@@ -476,38 +563,10 @@ public actor MailboxConnection {
 
     private func restartListening() {
         listener?.cancel()
-        listener = Task { await self.listen() }
-    }
-
-    private func listen() async {
-        while !Task.isCancelled && !closed {
-            let session: IMAPSession
-            do {
-                session = try await liveSession()
-            } catch {
-                return
-            }
-            do {
-                for try await event in session.events() {
-                    if Task.isCancelled { return }
-                    broadcast(.mailbox(event))
-                }
-                return
-            } catch  where Self.isConnectionLoss(error) {
-                if Task.isCancelled { return }
-                do {
-                    _ = try await reconnect(after: error)
-                } catch {
-                    return
-                }
-                // A reconnect made here restarted listening (this task is cancelled, the loop
-                // ends); if the session was replaced some other way, this task reads the new one.
-                continue
-            } catch {
-                broadcast(.failed(error))
-                return
-            }
-        }
+        // Owned by this connection (`listener`, cancelled by close, deinit and the last watcher
+        // leaving). It holds the connection weakly while it waits for events, so dropping the
+        // connection ends it.
+        listener = Task { [weak self] in await Self.listen(Weak(self)) }
     }
 
     // MARK: - Helpers
@@ -519,51 +578,4 @@ public actor MailboxConnection {
             throw IMAPError(.cancelled, "the call was cancelled")
         }
     }
-
-    static func isConnectionLoss(_ error: IMAPError) -> Bool {
-        [.connection, .timeout, .bye, .protocolViolation, .notIMAP].contains(error.code)
-    }
-
-    /// A failure that a new connection may not have (a lost connection, or the server saying
-    /// it is temporarily unavailable).
-    static func isTransient(_ error: IMAPError) -> Bool { isConnectionLoss(error) || error.code == .unavailable }
-
-    static func isApplied(_ operation: StoreFlags.Operation, _ flags: [Flag], to current: [Flag]) -> Bool {
-        let have = Set(current.map { $0.description.lowercased() })
-        let wanted = flags.map { $0.description.lowercased() }
-        switch operation {
-        case .add: return wanted.allSatisfy(have.contains)
-        case .remove: return wanted.allSatisfy { !have.contains($0) }
-        case .replace: return Set(wanted) == have.subtracting(["\\recent"])
-        }
-    }
-}
-
-extension IMAPSession {
-    /// Whether the session can still run commands (checked without a suspension).
-    nonisolated var isUsable: Bool { !connectionEnded.load(ordering: .relaxed) }
-
-    /// The mailbox's UIDs in ascending order, when the session's map is complete.
-    func completeUIDMap() -> [UInt32]? {
-        guard let tracker = machine.tracker, tracker.isMapComplete else { return nil }
-        return tracker.uids
-    }
-}
-
-/// A small deterministic random generator (SplitMix64) for jitter that tests can replay.
-struct SplitMix: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-
-    /// A number in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

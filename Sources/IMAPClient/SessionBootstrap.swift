@@ -33,7 +33,7 @@ enum SessionBootstrap {
                 .insecure, "refusing plain text: \(configuration.host) did not resolve to a loopback address; use TLS")
         }
         logger.debug("connected to \(configuration.host):\(configuration.port)")
-        var reader = DirectReader(connection: connection, timeout: configuration.timeouts.greeting)
+        var reader = DirectReader(connection: connection, timeout: configuration.timeouts.greeting, logger: logger)
         do throws(IMAPError) {
             let greeting = try await reader.next()
             var capabilities: Set<Capability> = []
@@ -63,8 +63,7 @@ enum SessionBootstrap {
                     throw IMAPError(
                         .insecure, "the server does not offer STARTTLS; use implicit TLS (port 993) instead")
                 }
-                try await reader.write(Array("S1 STARTTLS\r\n".utf8))
-                logger.trace("C: S1 STARTTLS")
+                try await reader.write("S1 STARTTLS")
                 let tagged = try await reader.tagged("S1")
                 guard tagged.status == .ok else {
                     throw IMAPError(.tls, "the server refused STARTTLS: \(tagged.text.text.string)")
@@ -100,21 +99,28 @@ enum SessionBootstrap {
     }
 }
 
-/// Reads responses straight from the connection (no reader task yet).
+/// Reads responses straight from the connection (no reader task yet), tracing them as the
+/// session's reader does: a person debugging needs the greeting and the capabilities it
+/// announces before anything else.
 struct DirectReader {
     let connection: NetworkConnection
     let timeout: Duration
+    let logger: Logger
     var parser = ResponseParser()
 
-    init(connection: NetworkConnection, timeout: Duration) {
+    init(connection: NetworkConnection, timeout: Duration, logger: Logger) {
         self.connection = connection
         self.timeout = timeout
+        self.logger = logger
     }
 
     mutating func next() async throws(IMAPError) -> Response {
         while true {
             do {
-                if let response = try parser.next() { return response }
+                if let response = try parser.next() {
+                    if logger.isEnabled(.trace) { logger.trace("S: \(IMAPSession.summary(of: response))") }
+                    return response
+                }
             } catch {
                 throw IMAPError(error)
             }
@@ -126,9 +132,11 @@ struct DirectReader {
         }
     }
 
-    mutating func write(_ bytes: [UInt8]) async throws(IMAPError) {
+    /// Writes one command line (no secret is ever sent before the session starts).
+    mutating func write(_ line: String) async throws(IMAPError) {
+        logger.trace("C: \(line)")
         do {
-            try await connection.write(bytes)
+            try await connection.write(Array((line + "\r\n").utf8))
         } catch {
             throw IMAPError(error)
         }
@@ -147,7 +155,7 @@ struct DirectReader {
     }
 
     mutating func capabilities(tag: String) async throws(IMAPError) -> Set<Capability> {
-        try await write(Array("\(tag) CAPABILITY\r\n".utf8))
+        try await write("\(tag) CAPABILITY")
         var result: Set<Capability> = []
         while true {
             let response = try await next()

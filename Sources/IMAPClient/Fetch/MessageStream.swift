@@ -312,5 +312,3 @@ protocol FetchSink: AnyObject, Sendable {
     func finish(throwing failure: IMAPError?)
     var isConsumerGone: Bool { get }
 }
-
-extension MessageStream: FetchSink where Element == FetchResponse {}
