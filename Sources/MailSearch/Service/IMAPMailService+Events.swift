@@ -115,8 +115,15 @@ extension IMAPMailService {
             case .flagsChanged(let uid, let flags, let modseq):
                 if let modseq { modificationSequences[uid] = modseq }
                 broadcast(.flagsChanged(id(uid, description), flags.filter { $0 != .recent }))
-            case .uidValidityChanged:
-                described = nil
+            case .uidValidityChanged(_, _, let new):
+                // A reconnect that found the new UIDVALIDITY has said so already (its report
+                // arrives first, and the description holds the new value): one reload a change.
+                guard description.uidValidity != new else { return }
+                // Later changes belong to the new mailbox: they are still told, with its UIDVALIDITY
+                // (a watcher that stopped hearing them after the reload would miss them all).
+                modificationSequences = ModificationSequenceCache()
+                selected?.uidValidity = new
+                described?.uidValidity = new
                 broadcast(.reloadNeeded(reason: "\(description.name) was re-created on the server"))
             case .resyncNeeded:
                 broadcast(.reloadNeeded(reason: "too many changes arrived at once to follow them one by one"))
@@ -136,6 +143,9 @@ extension IMAPMailService {
             let previous = selected
             let fresh = describe(report.mailbox)
             broadcast(.connectionRestored)
+            // The session's own event may have told of the new UIDVALIDITY first (one reload a change).
+            let toldAlready = report.uidValidityChanged && previous?.uidValidity == report.mailbox.uidValidity
+            if toldAlready { return }
             if report.needsReload || report.uidValidityChanged {
                 broadcast(
                     .reloadNeeded(

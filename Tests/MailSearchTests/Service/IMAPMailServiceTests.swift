@@ -404,6 +404,37 @@ import Testing
         await service.close()
     }
 
+    /// `watch` after the mailbox was re-created: one reload (the reconnect's report and the
+    /// session's own event each made one), and a change another client makes afterwards is
+    /// still told, with the new UIDVALIDITY (the service forgot the mailbox at the reload and
+    /// dropped every later change, so `watch` went deaf).
+    @Test func afterARecreatedMailboxOneReloadAndLaterChangesStillArrive() async throws {
+        let server = try await ServiceFixture.start(count: 4)
+        defer { Task { await server.stop() } }
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        var events = service.events().makeAsyncIterator()
+        _ = try await service.list(pageSize: 10)
+        let fresh = try server.store.renewUIDValidity(user: "alice", mailbox: "INBOX")
+        _ = try await next(&events, { $0 == .connectionRestored })
+        let other = try await IMAPSession.connect(ServiceFixture.configuration(server))
+        try await other.login(.password(user: "alice", password: "secret"))
+        try await other.select("INBOX")
+        try await other.store(SequenceSet(numbers: [3]), .add, [.flagged])
+        var reloads = 0
+        let changed = try await next(&events) { event in
+            if case .reloadNeeded = event { reloads += 1 }
+            if case .flagsChanged = event { return true }
+            return false
+        }
+        guard case .flagsChanged(let id, let flags) = changed else { throw Unexpected(changed) }
+        #expect(id == Email.ID(mailbox: "INBOX", uidValidity: fresh, uid: 3))
+        #expect(flags.contains(.flagged))
+        #expect(reloads == 1)
+        await other.logout()
+        await service.close()
+    }
+
     @Test func aSearchInterruptedByADropIsRetriedOnce() async throws {
         let server = try await ServiceFixture.start(count: 4)
         defer { Task { await server.stop() } }
