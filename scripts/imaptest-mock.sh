@@ -21,6 +21,6 @@ for _ in $(seq 100); do grep -q READY "$log" && break; sleep 0.1; done
 port=$(sed -n 's/^READY imap=127.0.0.1:\([0-9]*\).*/\1/p' "$log")
 [[ -n $port ]] || { echo "imaptest-mock.sh: the mock server did not start" >&2; cat "$log" >&2; exit 1; }
 out=$(LD_LIBRARY_PATH=/usr/lib/dovecot "$source_dir/src/imaptest" host=127.0.0.1 port="$port" \
-    user=alice pass=secret test="$source_dir/src/tests" 2>&1)
+    user=alice pass=secret test="$source_dir/src/tests" 2>&1) || true
 echo "$out"
 grep -q " 0 failed," <<<"$out"
