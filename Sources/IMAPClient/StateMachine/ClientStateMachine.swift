@@ -4,6 +4,10 @@ import IMAPCore
 /// queued and in flight with the pipelining rules of RFC 3501 5.5, where each untagged response
 /// goes, literals, IDLE, capabilities, the selected mailbox and its events.
 ///
+/// The connection's `phase` (`ClientStateMachine+Phase.swift`) is an enum whose cases carry what
+/// can be true in them: the selected mailbox and IDLE only when authenticated, nothing accepted
+/// once ended.
+///
 /// It does no I/O. The driver (`IMAPSession`) feeds it events (a command to run, a parsed
 /// response, a SASL answer, a closed connection, the clock) and performs the actions it returns,
 /// in order.
