@@ -242,6 +242,26 @@ import Testing
         #expect(machine.idle == .off)
     }
 
+    /// IDLE belongs to the authenticated phase: a listener's wish before the login waits for it,
+    /// and an ended session keeps what it had selected (a reconnect takes its UID map) but
+    /// accepts nothing.
+    @Test func idleWantedBeforeTheLoginStartsWithTheAuthenticatedPhase() {
+        var machine = ClientStateMachine(capabilities: [.imap4rev1, .idle], isAuthenticated: false)
+        #expect(Self.writes(machine.setIdleWanted(true, now: Self.now)).isEmpty)
+        #expect(!machine.canIdle)
+        let login = Command.login(username: ByteString("alice"), password: ByteString("secret"))
+        #expect(Self.writes(machine.enqueue(1, CommandRequest(command: login), now: Self.now)).count == 1)
+        #expect(Self.writes(Self.feed(&machine, "M1 OK logged in")) == ["M2 IDLE\r\n"])
+        #expect(machine.isAuthenticated)
+        #expect(machine.idle == .starting(tag: "M2"))
+        _ = Self.feed(&machine, "+ idling")
+        let ended = machine.end(with: IMAPError(.connection, "gone"))
+        #expect(Self.writes(ended).isEmpty)
+        #expect(machine.idle == .off)
+        #expect(machine.isAuthenticated)
+        #expect(Self.failed(machine.enqueue(3, CommandRequest(command: .noop), now: Self.now)).map(\.0) == [3])
+    }
+
     @Test func aServerThatRefusesIdleIsPolledInstead() {
         var machine = Self.machine()
         _ = machine.setIdleWanted(true, now: Self.now)
@@ -417,7 +437,8 @@ import Testing
 
     /// Every state the machine can be in, reached by events.
     enum Situation: String, CaseIterable {
-        case notAuthenticated, fresh, commandInFlight, literalPending, selecting, selected, idleStarting, idling,
+        case notAuthenticated, loggingIn, selectingBeforeLogin, fresh, commandInFlight, literalPending, selecting,
+            selected, idleStarting, idling,
             idleEnding, ended
     }
 
@@ -433,6 +454,16 @@ import Testing
         case .notAuthenticated:
             machine = ClientStateMachine(
                 capabilities: [.imap4rev1, .idle], isAuthenticated: false, eventCapacity: 5000)
+        case .loggingIn:
+            machine = ClientStateMachine(
+                capabilities: [.imap4rev1, .idle], isAuthenticated: false, eventCapacity: 5000)
+            let login = Command.login(username: ByteString("alice"), password: ByteString("secret"))
+            _ = machine.enqueue(1, CommandRequest(command: login), now: now)
+        case .selectingBeforeLogin:
+            // After PREAUTH or a login this machine did not see: the SELECT's OK proves it.
+            machine = ClientStateMachine(
+                capabilities: [.imap4rev1, .idle], isAuthenticated: false, eventCapacity: 5000)
+            _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: now)
         case .fresh: break
         case .selected:
             _ = machine.enqueue(1, CommandRequest(command: .select("INBOX")), now: now)
@@ -458,9 +489,9 @@ import Testing
         return machine
     }
 
-    /// What one event does in one state, written out: the actions in order, then where IDLE
-    /// is, how many commands are active, whether a mailbox is selected and whether the session
-    /// has ended.
+    /// What one event does in one state, written out: the actions in order, then the phase,
+    /// where IDLE is, how many commands are active, whether a mailbox is selected and whether the
+    /// session has ended.
     static func outcome(_ situation: Situation, _ event: Event) -> String {
         var machine = Self.machine(in: situation)
         let actions = Self.apply(event, to: &machine)
@@ -475,6 +506,12 @@ import Testing
             case .closeConnection(let error): return "close \(error.code)"
             }
         }
+        let phase: String
+        switch machine.phase {
+        case .notAuthenticated: phase = "notAuthenticated"
+        case .authenticated: phase = "authenticated"
+        case .ended: phase = "ended"
+        }
         let idle: String
         switch machine.idle {
         case .off: idle = "off"
@@ -483,7 +520,7 @@ import Testing
         case .ending(let tag): idle = "ending \(tag)"
         }
         let state =
-            "idle \(idle), active \(machine.activeCommandCount), selected \(machine.tracker != nil), "
+            "\(phase), idle \(idle), active \(machine.activeCommandCount), selected \(machine.tracker != nil), "
             + "ended \(machine.failure != nil)"
         return (described + [state]).joined(separator: "; ")
     }
@@ -549,146 +586,193 @@ import Testing
         }
     }
 
-    /// Every state's answer to every event, written out (each row was read and checked against
-    /// RFC 3501/2177 and the session's rules: e.g. nothing is sent beside a pending literal or a
-    /// SELECT, IDLE only when authenticated and idle, an answer to a challenge only for a command
-    /// that takes challenges, a wait for IDLE's `+` that times out like any command).
+    /// Every state's answer to every event, written out, with the connection's phase it leaves
+    /// (each row was read and checked against RFC 3501/2177 and the session's rules: e.g. nothing
+    /// is sent beside a pending literal or a SELECT, IDLE only when authenticated and idle, an
+    /// answer to a challenge only for a command that takes challenges, a wait for IDLE's `+` that
+    /// times out like any command, only a LOGIN's or a SELECT's OK leaves `notAuthenticated`).
     static let expectedOutcomes: [String: String] = [
-        "notAuthenticated + enqueue": "write \"M1 NOOP\\r\\n\"; idle off, active 1, selected false, ended false",
-        "notAuthenticated + cancel": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + plus": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + taggedOK": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + untaggedExists": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + untaggedFetch": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + bye": "idle off, active 0, selected false, ended false",
+        "notAuthenticated + enqueue":
+            "write \"M1 NOOP\\r\\n\"; notAuthenticated, idle off, active 1, selected false, ended false",
+        "notAuthenticated + cancel": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + plus": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + taggedOK": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + untaggedExists": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + untaggedFetch": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + bye": "notAuthenticated, idle off, active 0, selected false, ended false",
         "notAuthenticated + connectionFailed":
-            "events 0; close connection; idle off, active 0, selected false, ended true",
-        "notAuthenticated + tick": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + wantIdle": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + stopIdle": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + renew": "idle off, active 0, selected false, ended false",
-        "notAuthenticated + challengeAnswer": "idle off, active 0, selected false, ended false",
-        "fresh + enqueue": "write \"M1 NOOP\\r\\n\"; idle off, active 1, selected false, ended false",
-        "fresh + cancel": "idle off, active 0, selected false, ended false",
-        "fresh + plus": "idle off, active 0, selected false, ended false",
-        "fresh + taggedOK": "idle off, active 0, selected false, ended false",
-        "fresh + untaggedExists": "idle off, active 0, selected false, ended false",
-        "fresh + untaggedFetch": "idle off, active 0, selected false, ended false",
-        "fresh + bye": "idle off, active 0, selected false, ended false",
-        "fresh + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
-        "fresh + tick": "idle off, active 0, selected false, ended false",
-        "fresh + wantIdle": "write \"M1 IDLE\\r\\n\"; idle starting M1, active 0, selected false, ended false",
-        "fresh + stopIdle": "idle off, active 0, selected false, ended false",
-        "fresh + renew": "idle off, active 0, selected false, ended false",
-        "fresh + challengeAnswer": "idle off, active 0, selected false, ended false",
-        "commandInFlight + enqueue": "write \"M2 NOOP\\r\\n\"; idle off, active 2, selected false, ended false",
-        "commandInFlight + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
-        "commandInFlight + plus": "idle off, active 1, selected false, ended false",
-        "commandInFlight + taggedOK": "ok 1; idle off, active 0, selected false, ended false",
-        "commandInFlight + untaggedExists": "idle off, active 1, selected false, ended false",
-        "commandInFlight + untaggedFetch": "idle off, active 1, selected false, ended false",
-        "commandInFlight + bye": "idle off, active 1, selected false, ended false",
+            "events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "notAuthenticated + tick": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + wantIdle": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + stopIdle": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + renew": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "notAuthenticated + challengeAnswer": "notAuthenticated, idle off, active 0, selected false, ended false",
+        "loggingIn + enqueue": "notAuthenticated, idle off, active 2, selected false, ended false",
+        "loggingIn + cancel": "fail 1 cancelled; notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + plus": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + taggedOK": "ok 1; authenticated, idle off, active 0, selected false, ended false",
+        "loggingIn + untaggedExists": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + untaggedFetch": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + bye": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + connectionFailed":
+            "fail 1 connection; events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "loggingIn + tick":
+            "fail 1 timeout; events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "loggingIn + wantIdle": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + stopIdle": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + renew": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "loggingIn + challengeAnswer": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + enqueue": "notAuthenticated, idle off, active 2, selected false, ended false",
+        "selectingBeforeLogin + cancel":
+            "fail 1 cancelled; notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + plus": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + taggedOK": "ok 1; authenticated, idle off, active 0, selected true, ended false",
+        "selectingBeforeLogin + untaggedExists": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + untaggedFetch": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + bye": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + connectionFailed":
+            "fail 1 connection; events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "selectingBeforeLogin + tick":
+            "fail 1 timeout; events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "selectingBeforeLogin + wantIdle": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + stopIdle": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + renew": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "selectingBeforeLogin + challengeAnswer": "notAuthenticated, idle off, active 1, selected false, ended false",
+        "fresh + enqueue": "write \"M1 NOOP\\r\\n\"; authenticated, idle off, active 1, selected false, ended false",
+        "fresh + cancel": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + plus": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + taggedOK": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + untaggedExists": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + untaggedFetch": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + bye": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + connectionFailed": "events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "fresh + tick": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + wantIdle":
+            "write \"M1 IDLE\\r\\n\"; authenticated, idle starting M1, active 0, selected false, ended false",
+        "fresh + stopIdle": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + renew": "authenticated, idle off, active 0, selected false, ended false",
+        "fresh + challengeAnswer": "authenticated, idle off, active 0, selected false, ended false",
+        "commandInFlight + enqueue":
+            "write \"M2 NOOP\\r\\n\"; authenticated, idle off, active 2, selected false, ended false",
+        "commandInFlight + cancel": "fail 1 cancelled; authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + plus": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + taggedOK": "ok 1; authenticated, idle off, active 0, selected false, ended false",
+        "commandInFlight + untaggedExists": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + untaggedFetch": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + bye": "authenticated, idle off, active 1, selected false, ended false",
         "commandInFlight + connectionFailed":
-            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
+            "fail 1 connection; events 0; close connection; ended, idle off, active 0, selected false, ended true",
         "commandInFlight + tick":
-            "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
-        "commandInFlight + wantIdle": "idle off, active 1, selected false, ended false",
-        "commandInFlight + stopIdle": "idle off, active 1, selected false, ended false",
-        "commandInFlight + renew": "idle off, active 1, selected false, ended false",
-        "commandInFlight + challengeAnswer": "idle off, active 1, selected false, ended false",
-        "literalPending + enqueue": "idle off, active 2, selected false, ended false",
-        "literalPending + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
-        "literalPending + plus": "write \"Müller\\r\\n\"; idle off, active 1, selected false, ended false",
-        "literalPending + taggedOK": "ok 1; idle off, active 0, selected false, ended false",
-        "literalPending + untaggedExists": "idle off, active 1, selected false, ended false",
-        "literalPending + untaggedFetch": "idle off, active 1, selected false, ended false",
-        "literalPending + bye": "idle off, active 1, selected false, ended false",
+            "fail 1 timeout; events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "commandInFlight + wantIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + stopIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + renew": "authenticated, idle off, active 1, selected false, ended false",
+        "commandInFlight + challengeAnswer": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + enqueue": "authenticated, idle off, active 2, selected false, ended false",
+        "literalPending + cancel": "fail 1 cancelled; authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + plus":
+            "write \"Müller\\r\\n\"; authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + taggedOK": "ok 1; authenticated, idle off, active 0, selected false, ended false",
+        "literalPending + untaggedExists": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + untaggedFetch": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + bye": "authenticated, idle off, active 1, selected false, ended false",
         "literalPending + connectionFailed":
-            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
+            "fail 1 connection; events 0; close connection; ended, idle off, active 0, selected false, ended true",
         "literalPending + tick":
-            "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
-        "literalPending + wantIdle": "idle off, active 1, selected false, ended false",
-        "literalPending + stopIdle": "idle off, active 1, selected false, ended false",
-        "literalPending + renew": "idle off, active 1, selected false, ended false",
-        "literalPending + challengeAnswer": "idle off, active 1, selected false, ended false",
-        "selecting + enqueue": "idle off, active 2, selected false, ended false",
-        "selecting + cancel": "fail 1 cancelled; idle off, active 1, selected false, ended false",
-        "selecting + plus": "idle off, active 1, selected false, ended false",
-        "selecting + taggedOK": "ok 1; idle off, active 0, selected true, ended false",
-        "selecting + untaggedExists": "idle off, active 1, selected false, ended false",
-        "selecting + untaggedFetch": "idle off, active 1, selected false, ended false",
-        "selecting + bye": "idle off, active 1, selected false, ended false",
+            "fail 1 timeout; events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "literalPending + wantIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + stopIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + renew": "authenticated, idle off, active 1, selected false, ended false",
+        "literalPending + challengeAnswer": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + enqueue": "authenticated, idle off, active 2, selected false, ended false",
+        "selecting + cancel": "fail 1 cancelled; authenticated, idle off, active 1, selected false, ended false",
+        "selecting + plus": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + taggedOK": "ok 1; authenticated, idle off, active 0, selected true, ended false",
+        "selecting + untaggedExists": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + untaggedFetch": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + bye": "authenticated, idle off, active 1, selected false, ended false",
         "selecting + connectionFailed":
-            "fail 1 connection; events 0; close connection; idle off, active 0, selected false, ended true",
-        "selecting + tick": "fail 1 timeout; events 0; close timeout; idle off, active 0, selected false, ended true",
-        "selecting + wantIdle": "idle off, active 1, selected false, ended false",
-        "selecting + stopIdle": "idle off, active 1, selected false, ended false",
-        "selecting + renew": "idle off, active 1, selected false, ended false",
-        "selecting + challengeAnswer": "idle off, active 1, selected false, ended false",
-        "selected + enqueue": "write \"M2 NOOP\\r\\n\"; idle off, active 1, selected true, ended false",
-        "selected + cancel": "idle off, active 0, selected true, ended false",
-        "selected + plus": "idle off, active 0, selected true, ended false",
-        "selected + taggedOK": "idle off, active 0, selected true, ended false",
-        "selected + untaggedExists": "events 1; idle off, active 0, selected true, ended false",
-        "selected + untaggedFetch": "events 1; idle off, active 0, selected true, ended false",
-        "selected + bye": "idle off, active 0, selected true, ended false",
-        "selected + connectionFailed": "events 0; close connection; idle off, active 0, selected true, ended true",
-        "selected + tick": "idle off, active 0, selected true, ended false",
-        "selected + wantIdle": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected true, ended false",
-        "selected + stopIdle": "idle off, active 0, selected true, ended false",
-        "selected + renew": "idle off, active 0, selected true, ended false",
-        "selected + challengeAnswer": "idle off, active 0, selected true, ended false",
-        "idleStarting + enqueue": "idle starting M1, active 1, selected false, ended false",
-        "idleStarting + cancel": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + plus": "idle idling M1, active 0, selected false, ended false",
-        "idleStarting + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
-        "idleStarting + untaggedExists": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + untaggedFetch": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + bye": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
-        "idleStarting + tick": "events 0; close timeout; idle off, active 0, selected false, ended true",
-        "idleStarting + wantIdle": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + stopIdle": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + renew": "idle starting M1, active 0, selected false, ended false",
-        "idleStarting + challengeAnswer": "idle starting M1, active 0, selected false, ended false",
-        "idling + enqueue": "write \"DONE\\r\\n\"; idle ending M1, active 1, selected false, ended false",
-        "idling + cancel": "idle idling M1, active 0, selected false, ended false",
-        "idling + plus": "idle idling M1, active 0, selected false, ended false",
-        "idling + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
-        "idling + untaggedExists": "idle idling M1, active 0, selected false, ended false",
-        "idling + untaggedFetch": "idle idling M1, active 0, selected false, ended false",
-        "idling + bye": "idle idling M1, active 0, selected false, ended false",
-        "idling + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
-        "idling + tick": "idle idling M1, active 0, selected false, ended false",
-        "idling + wantIdle": "idle idling M1, active 0, selected false, ended false",
-        "idling + stopIdle": "write \"DONE\\r\\n\"; idle ending M1, active 0, selected false, ended false",
-        "idling + renew": "write \"DONE\\r\\n\"; idle ending M1, active 0, selected false, ended false",
-        "idling + challengeAnswer": "idle idling M1, active 0, selected false, ended false",
-        "idleEnding + enqueue": "idle ending M1, active 1, selected false, ended false",
-        "idleEnding + cancel": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + plus": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + taggedOK": "write \"M2 IDLE\\r\\n\"; idle starting M2, active 0, selected false, ended false",
-        "idleEnding + untaggedExists": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + untaggedFetch": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + bye": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + connectionFailed": "events 0; close connection; idle off, active 0, selected false, ended true",
-        "idleEnding + tick": "events 0; close timeout; idle off, active 0, selected false, ended true",
-        "idleEnding + wantIdle": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + stopIdle": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + renew": "idle ending M1, active 0, selected false, ended false",
-        "idleEnding + challengeAnswer": "idle ending M1, active 0, selected false, ended false",
-        "ended + enqueue": "fail 9 cancelled; idle off, active 0, selected false, ended true",
-        "ended + cancel": "idle off, active 0, selected false, ended true",
-        "ended + plus": "idle off, active 0, selected false, ended true",
-        "ended + taggedOK": "idle off, active 0, selected false, ended true",
-        "ended + untaggedExists": "idle off, active 0, selected false, ended true",
-        "ended + untaggedFetch": "idle off, active 0, selected false, ended true",
-        "ended + bye": "idle off, active 0, selected false, ended true",
-        "ended + connectionFailed": "idle off, active 0, selected false, ended true",
-        "ended + tick": "idle off, active 0, selected false, ended true",
-        "ended + wantIdle": "idle off, active 0, selected false, ended true",
-        "ended + stopIdle": "idle off, active 0, selected false, ended true",
-        "ended + renew": "idle off, active 0, selected false, ended true",
-        "ended + challengeAnswer": "idle off, active 0, selected false, ended true",
+            "fail 1 connection; events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "selecting + tick":
+            "fail 1 timeout; events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "selecting + wantIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + stopIdle": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + renew": "authenticated, idle off, active 1, selected false, ended false",
+        "selecting + challengeAnswer": "authenticated, idle off, active 1, selected false, ended false",
+        "selected + enqueue": "write \"M2 NOOP\\r\\n\"; authenticated, idle off, active 1, selected true, ended false",
+        "selected + cancel": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + plus": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + taggedOK": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + untaggedExists": "events 1; authenticated, idle off, active 0, selected true, ended false",
+        "selected + untaggedFetch": "events 1; authenticated, idle off, active 0, selected true, ended false",
+        "selected + bye": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + connectionFailed":
+            "events 0; close connection; ended, idle off, active 0, selected true, ended true",
+        "selected + tick": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + wantIdle":
+            "write \"M2 IDLE\\r\\n\"; authenticated, idle starting M2, active 0, selected true, ended false",
+        "selected + stopIdle": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + renew": "authenticated, idle off, active 0, selected true, ended false",
+        "selected + challengeAnswer": "authenticated, idle off, active 0, selected true, ended false",
+        "idleStarting + enqueue": "authenticated, idle starting M1, active 1, selected false, ended false",
+        "idleStarting + cancel": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + plus": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idleStarting + taggedOK":
+            "write \"M2 IDLE\\r\\n\"; authenticated, idle starting M2, active 0, selected false, ended false",
+        "idleStarting + untaggedExists": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + untaggedFetch": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + bye": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + connectionFailed":
+            "events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "idleStarting + tick": "events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "idleStarting + wantIdle": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + stopIdle": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + renew": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idleStarting + challengeAnswer": "authenticated, idle starting M1, active 0, selected false, ended false",
+        "idling + enqueue":
+            "write \"DONE\\r\\n\"; authenticated, idle ending M1, active 1, selected false, ended false",
+        "idling + cancel": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + plus": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + taggedOK":
+            "write \"M2 IDLE\\r\\n\"; authenticated, idle starting M2, active 0, selected false, ended false",
+        "idling + untaggedExists": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + untaggedFetch": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + bye": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + connectionFailed":
+            "events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "idling + tick": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + wantIdle": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idling + stopIdle":
+            "write \"DONE\\r\\n\"; authenticated, idle ending M1, active 0, selected false, ended false",
+        "idling + renew": "write \"DONE\\r\\n\"; authenticated, idle ending M1, active 0, selected false, ended false",
+        "idling + challengeAnswer": "authenticated, idle idling M1, active 0, selected false, ended false",
+        "idleEnding + enqueue": "authenticated, idle ending M1, active 1, selected false, ended false",
+        "idleEnding + cancel": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + plus": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + taggedOK":
+            "write \"M2 IDLE\\r\\n\"; authenticated, idle starting M2, active 0, selected false, ended false",
+        "idleEnding + untaggedExists": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + untaggedFetch": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + bye": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + connectionFailed":
+            "events 0; close connection; ended, idle off, active 0, selected false, ended true",
+        "idleEnding + tick": "events 0; close timeout; ended, idle off, active 0, selected false, ended true",
+        "idleEnding + wantIdle": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + stopIdle": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + renew": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "idleEnding + challengeAnswer": "authenticated, idle ending M1, active 0, selected false, ended false",
+        "ended + enqueue": "fail 9 cancelled; ended, idle off, active 0, selected false, ended true",
+        "ended + cancel": "ended, idle off, active 0, selected false, ended true",
+        "ended + plus": "ended, idle off, active 0, selected false, ended true",
+        "ended + taggedOK": "ended, idle off, active 0, selected false, ended true",
+        "ended + untaggedExists": "ended, idle off, active 0, selected false, ended true",
+        "ended + untaggedFetch": "ended, idle off, active 0, selected false, ended true",
+        "ended + bye": "ended, idle off, active 0, selected false, ended true",
+        "ended + connectionFailed": "ended, idle off, active 0, selected false, ended true",
+        "ended + tick": "ended, idle off, active 0, selected false, ended true",
+        "ended + wantIdle": "ended, idle off, active 0, selected false, ended true",
+        "ended + stopIdle": "ended, idle off, active 0, selected false, ended true",
+        "ended + renew": "ended, idle off, active 0, selected false, ended true",
+        "ended + challengeAnswer": "ended, idle off, active 0, selected false, ended true",
     ]
 }

@@ -4,6 +4,10 @@ import IMAPCore
 /// queued and in flight with the pipelining rules of RFC 3501 5.5, where each untagged response
 /// goes, literals, IDLE, capabilities, the selected mailbox and its events.
 ///
+/// The connection's `phase` (`ClientStateMachine+Phase.swift`) is an enum whose cases carry what
+/// can be true in them: the selected mailbox and IDLE only when authenticated, nothing accepted
+/// once ended.
+///
 /// It does no I/O. The driver (`IMAPSession`) feeds it events (a command to run, a parsed
 /// response, a SASL answer, a closed connection, the clock) and performs the actions it returns,
 /// in order.
@@ -32,17 +36,6 @@ struct ClientStateMachine: Sendable {
         case eventsAvailable
         /// Close the connection: the session has ended with this error.
         case closeConnection(IMAPError)
-    }
-
-    /// Where IDLE is (RFC 2177).
-    enum IdlePhase: Hashable, Sendable {
-        case off
-        /// `tag IDLE` sent, waiting for `+`.
-        case starting(tag: String)
-        /// Idling; DONE ends it.
-        case idling(tag: String)
-        /// DONE sent, waiting for the tagged response.
-        case ending(tag: String)
     }
 
     private struct Entry: Sendable {
@@ -100,13 +93,10 @@ struct ClientStateMachine: Sendable {
     private(set) var capabilities: Set<Capability>
     /// Capabilities enabled with ENABLE.
     private(set) var enabled: Set<Capability> = []
-    private(set) var isAuthenticated: Bool
-    /// The selected mailbox, kept true from every response.
-    private(set) var tracker: MailboxTracker?
-    /// The error that ended the session, once it ended.
-    private(set) var failure: IMAPError?
-    private(set) var idle: IdlePhase = .off
-    /// Whether a listener wants IDLE whenever no command is running.
+    /// Where the connection is; what is true only in some phases lives in their cases.
+    private(set) var phase: Phase
+    /// Whether a listener wants IDLE whenever no command is running: a wish kept in every phase
+    /// (a listener may ask before the login), acted on once authenticated.
     private(set) var idleWanted = false
     /// Whether the server's IDLE may be used.
     /// IDLE is a command of the authenticated and selected states (RFC 2177, RFC 9051 6.3.13).
@@ -116,18 +106,18 @@ struct ClientStateMachine: Sendable {
     var isQuiet: Bool { queued.isEmpty && inFlight.isEmpty && literalWriter == nil && idle == .off }
 
     private let ignoredCapabilities: Set<Capability>
+    // The pipeline (queued and in flight commands, a literal being sent, the tag counter, the
+    // last BYE) exists in both live phases alike, so it stays here rather than being copied into
+    // each case; `end(with:)` empties it on entering `.ended`, and nothing refills it after.
     private var queued: [Entry] = []
     private var inFlight: [Entry] = []
     /// The command whose next literal waits for `+`; nothing else may be written meanwhile.
     private var literalWriter: CommandID?
-    private var provisional: MailboxTracker?
     private var knownUIDValidity: [MailboxName: UInt32] = [:]
     private var tagCounter = 0
     private var events: [MailboxEvent] = []
     private let eventCapacity: Int
     private var lastActivity: ContinuousClock.Instant?
-    /// When the last `IDLE` was written: its `+` is waited for from then.
-    private var idleSentAt: ContinuousClock.Instant?
     private var byeText: String?
 
     init(
@@ -136,7 +126,7 @@ struct ClientStateMachine: Sendable {
     ) {
         self.ignoredCapabilities = ignoredCapabilities
         self.capabilities = capabilities.subtracting(ignoredCapabilities)
-        self.isAuthenticated = isAuthenticated
+        self.phase = isAuthenticated ? .authenticated(Authenticated()) : .notAuthenticated(selecting: nil)
         self.eventCapacity = max(eventCapacity, 2)
     }
 
@@ -185,7 +175,7 @@ struct ClientStateMachine: Sendable {
         idleWanted = wanted
         var actions: [Action] = []
         if !wanted, case .idling(let tag) = idle {
-            idle = .ending(tag: tag)
+            updateAuthenticated { $0.idle = .ending(tag: tag) }
             actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
         }
         pump(now: now, into: &actions)
@@ -195,7 +185,7 @@ struct ClientStateMachine: Sendable {
     /// IDLE has lasted long enough (RFC 2177: renew before 29 minutes): DONE, then IDLE again.
     mutating func renewIdle() -> [Action] {
         guard case .idling(let tag) = idle else { return [] }
-        idle = .ending(tag: tag)
+        updateAuthenticated { $0.idle = .ending(tag: tag) }
         return [.write(CommandEncoder.encodeIdleDone(), shown: nil)]
     }
 
@@ -223,14 +213,13 @@ struct ClientStateMachine: Sendable {
     /// Ends the session: every command fails with `error`, the connection is closed.
     mutating func end(with error: IMAPError) -> [Action] {
         guard failure == nil else { return [] }
-        failure = error
+        phase = .ended(Ended(failure: error, wasAuthenticated: isAuthenticated, lastSelected: tracker))
         var actions: [Action] = []
         for entry in inFlight where !entry.abandoned { actions.append(.fail(entry.id, error)) }
         for entry in queued { actions.append(.fail(entry.id, error)) }
         inFlight = []
         queued = []
         literalWriter = nil
-        idle = .off
         actions.append(.eventsAvailable)
         actions.append(.closeConnection(error))
         return actions
@@ -245,8 +234,8 @@ struct ClientStateMachine: Sendable {
         }
         var oldest = waiting.compactMap(\.sentAt).min()
         var name = waiting.first?.request.command.name
-        if oldest == nil, case .starting = idle {
-            oldest = [lastActivity, idleSentAt].compactMap { $0 }.max()
+        if oldest == nil, case .authenticated(let state) = phase, case .starting = state.idle {
+            oldest = [lastActivity, state.idleSentAt].compactMap { $0 }.max()
             name = "IDLE"
         }
         if oldest == nil, case .ending = idle {
@@ -275,6 +264,34 @@ struct ClientStateMachine: Sendable {
         knownUIDValidity[mailbox] = value
     }
 
+    // MARK: - Phases
+
+    /// Runs `body` on the authenticated phase's fields in place; nothing in other phases. The
+    /// phase is taken out first, so the tracker's maps are not copied.
+    @discardableResult
+    private mutating func updateAuthenticated<Result>(_ body: (inout Authenticated) -> Result) -> Result? {
+        guard case .authenticated(var state) = phase else { return nil }
+        phase = .notAuthenticated(selecting: nil)
+        defer { phase = .authenticated(state) }
+        return body(&state)
+    }
+
+    /// Sets the mailbox a SELECT in flight is opening (nil: none), in either live phase.
+    private mutating func setSelecting(_ tracker: MailboxTracker?) {
+        switch phase {
+        case .notAuthenticated: phase = .notAuthenticated(selecting: tracker)
+        case .authenticated: updateAuthenticated { $0.selecting = tracker }
+        case .ended: break
+        }
+    }
+
+    /// LOGIN or AUTHENTICATE succeeded, or a SELECT did (which only an authenticated session
+    /// can do): a SELECT in flight keeps opening its mailbox.
+    private mutating func authenticate() {
+        guard case .notAuthenticated(let selecting) = phase else { return }
+        phase = .authenticated(Authenticated(selecting: selecting))
+    }
+
     // MARK: - Sending
 
     /// Releases every queued command the rules allow, in order; starts or ends IDLE.
@@ -283,7 +300,7 @@ struct ClientStateMachine: Sendable {
         switch idle {
         case .idling(let tag):
             if !queued.isEmpty {
-                idle = .ending(tag: tag)
+                updateAuthenticated { $0.idle = .ending(tag: tag) }
                 actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
             }
             return
@@ -326,8 +343,10 @@ struct ClientStateMachine: Sendable {
         if queued.isEmpty && inFlight.isEmpty && literalWriter == nil && idleWanted && canIdle {
             tagCounter += 1
             let tag = "M\(tagCounter)"
-            idle = .starting(tag: tag)
-            idleSentAt = now
+            updateAuthenticated { state in
+                state.idle = .starting(tag: tag)
+                state.idleSentAt = now
+            }
             actions.append(.write(Array("\(tag) IDLE\r\n".utf8), shown: nil))
         }
     }
@@ -362,7 +381,7 @@ struct ClientStateMachine: Sendable {
             if capabilities.contains(.condstore) || enabled.contains(.condstore) {
                 mailbox.highestModificationSequence = 0
             }
-            provisional = MailboxTracker(mailbox)
+            setSelecting(MailboxTracker(mailbox))
         }
         let options = EncodingOptions.client(capabilities: capabilities, utf8Enabled: enabled.contains(.utf8Accept))
         let tagged = TaggedCommand(tag: entry.tag, command: entry.request.command)
@@ -391,11 +410,9 @@ struct ClientStateMachine: Sendable {
             return
         }
         if case .starting(let tag) = idle {
-            idle = .idling(tag: tag)
-            if !queued.isEmpty || !idleWanted {
-                idle = .ending(tag: tag)
-                actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil))
-            }
+            let ends = !queued.isEmpty || !idleWanted
+            updateAuthenticated { $0.idle = ends ? .ending(tag: tag) : .idling(tag: tag) }
+            if ends { actions.append(.write(CommandEncoder.encodeIdleDone(), shown: nil)) }
             return
         }
         if let entry = inFlight.last(where: { $0.request.answersChallenges }) {
@@ -412,7 +429,7 @@ struct ClientStateMachine: Sendable {
         switch idle {
         case .starting(let tag) where tag == tagged.tag, .idling(let tag) where tag == tagged.tag,
             .ending(let tag) where tag == tagged.tag:
-            idle = .off
+            updateAuthenticated { $0.idle = .off }
             if tagged.status != .ok {
                 // A server that refuses IDLE is polled with NOOP from now on.
                 capabilities.remove(.idle)
@@ -439,13 +456,13 @@ struct ClientStateMachine: Sendable {
     }
 
     private mutating func finishSelect(_ tagged: TaggedResponse, into actions: inout [Action]) {
-        guard tagged.status == .ok, var selected = provisional else {
+        guard tagged.status == .ok, var selected = selecting else {
             // RFC 3501 6.3.1: a failed SELECT leaves no mailbox selected.
-            tracker = nil
-            provisional = nil
+            setSelecting(nil)
+            updateAuthenticated { $0.tracker = nil }
             return
         }
-        provisional = nil
+        setSelecting(nil)
         selected.applyCode(tagged.text.code)
         let name = selected.mailbox.name
         if let value = selected.mailbox.uidValidity {
@@ -454,7 +471,9 @@ struct ClientStateMachine: Sendable {
             }
             knownUIDValidity[name] = value
         }
-        tracker = selected
+        // Only an authenticated session can select (PREAUTH, or a login this machine did not see).
+        authenticate()
+        updateAuthenticated { $0.tracker = selected }
     }
 
     /// Makes the answer of a search of every message the sequence-to-UID map, if nothing changed
@@ -463,18 +482,16 @@ struct ClientStateMachine: Sendable {
         guard let membership = tracker?.membershipChanges,
             entry.membershipAtAnswer == nil || entry.membershipAtAnswer == membership
         else { return }
-        tracker?.setAllUIDs(entry.collected.answeredUIDs.sorted())
+        updateAuthenticated { $0.tracker?.setAllUIDs(entry.collected.answeredUIDs.sorted()) }
     }
 
     private mutating func afterSuccess(of command: Command, _ tagged: TaggedResponse) {
         switch command {
-        case .login, .authenticate: isAuthenticated = true
-        // Only an authenticated session can select (PREAUTH, or a login this machine did not see).
-        case .select, .examine: isAuthenticated = true
-        case .close, .unselect: tracker = nil
+        case .login, .authenticate: authenticate()
+        case .close, .unselect: updateAuthenticated { $0.tracker = nil }
         default: break
         }
-        tracker?.applyCode(tagged.text.code)
+        updateAuthenticated { $0.tracker?.applyCode(tagged.text.code) }
     }
 
     private mutating func untaggedReceived(_ response: UntaggedResponse, into actions: inout [Action]) {
@@ -486,14 +503,16 @@ struct ClientStateMachine: Sendable {
         }
         // Everything while a SELECT is in flight is the mailbox's, except the answer of an
         // ENABLE sent just before it (see `holdsBack`).
-        if provisional != nil, !response.isEnabled, let index = inFlight.firstIndex(where: { $0.isSelect }) {
-            _ = provisional?.apply(response)
+        if var opening = selecting, !response.isEnabled, let index = inFlight.firstIndex(where: { $0.isSelect }) {
+            setSelecting(nil)
+            _ = opening.apply(response)
+            setSelecting(opening)
             inFlight[index].collected.append(response)
             return
         }
         for index in inFlight.indices where inFlight[index].request.claim.claims(response, tag: inFlight[index].tag) {
             if case .fetch(let fetch) = response, let uid = fetch.uid {
-                tracker?.record(uid: uid, at: fetch.sequenceNumber)
+                updateAuthenticated { $0.tracker?.record(uid: uid, at: fetch.sequenceNumber) }
             }
             if inFlight[index].request.mapsAllUIDs, inFlight[index].membershipAtAnswer == nil {
                 inFlight[index].membershipAtAnswer = tracker?.membershipChanges
@@ -506,14 +525,14 @@ struct ClientStateMachine: Sendable {
             }
             return
         }
-        guard tracker != nil else {
+        guard let mailboxEvents = updateAuthenticated({ $0.tracker?.apply(response) }) ?? nil else {
             if case .condition(.no, let text) = response { push(.alert(text.text.string), into: &actions) }
             if case .condition(.ok, let text) = response, case .alert? = text.code {
                 push(.alert(text.text.string), into: &actions)
             }
             return
         }
-        for event in tracker!.apply(response) {
+        for event in mailboxEvents {
             push(event, into: &actions)
         }
     }
