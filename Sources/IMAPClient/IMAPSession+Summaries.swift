@@ -211,10 +211,11 @@ extension IMAPSession {
         let (items, serverPreview) = await summaryItems(previews: previews)
         let bodyPreview = previews && !serverPreview
         // Previews made of text parts need one more FETCH of a window's messages: one window at
-        // a time, of 500, so such a fetch never waits behind a large window.
+        // a time, of at most 500 (or `fetchWindow` when smaller), so such a fetch never waits
+        // behind a large window.
         let plan =
             bodyPreview
-            ? WindowPlan(window: 500, concurrentWindows: 1)
+            ? WindowPlan(window: max(min(configuration.fetchWindow, 500), 1), concurrentWindows: 1)
             : WindowPlan(window: max(configuration.fetchWindow, 1), concurrentWindows: 2)
         stream.setTotal(uids.count)
         try await windowedFetch(uids, items: items, mailbox: mailbox, plan: plan, into: stream) {

@@ -55,8 +55,12 @@ import Testing
                 configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "secret"),
                 policy: .init(initialDelay: .seconds(3600), maximumDelay: .seconds(3600), maximumAttempts: .max))
             try await connection.open()
-            // The server drops the connection at the listener's first IDLE.
-            _ = server.faults.add(.command("IDLE", occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "restart"))
+            // The server drops the connection at the listener's first IDLE, or its first NOOP
+            // where the profile has no IDLE (imap4rev1: the listener polls).
+            for command in ["IDLE", "NOOP"] {
+                _ = server.faults.add(
+                    .command(command, occurrence: 1), .respond(.bye, code: "UNAVAILABLE", text: "restart"))
+            }
             let changes = await connection.changes()
             var iterator = changes.makeAsyncIterator()
             while let change = await iterator.next() {
