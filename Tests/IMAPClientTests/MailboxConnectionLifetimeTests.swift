@@ -7,13 +7,14 @@ import Testing
 /// A `MailboxConnection` its owner drops ends: its tasks held it strongly (the listener for as
 /// long as it listened), so its `deinit`, which cancels them, could never run.
 @Suite(.hangGuard, .timeLimit(.minutes(2))) struct MailboxConnectionLifetimeTests {
-    /// Waits until `condition` holds, checking it every few milliseconds for at most `limit`;
+    /// Waits until `condition` holds, checking it every few milliseconds for at most `limit`
+    /// (a deallocation sends no event to wait on);
     /// whether it held.
-    static func eventually(within limit: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
+    static func eventually(within limit: Duration = .seconds(20), _ condition: () async -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(10))
         }
         return await condition()
     }
@@ -33,12 +34,12 @@ import Testing
             changes = await connection.changes()
             let session = try await connection.currentSession()
             // The listener is waiting for the session's events.
-            #expect(await Self.eventually { await session.waitingListenerCount == 1 })
+            #expect(try await Self.eventually { await session.waitingListenerCount == 1 })
             weakConnection = connection
             weakSession = session
         }
-        #expect(await Self.eventually { weakConnection == nil }, "the dropped connection is still alive")
-        #expect(await Self.eventually { weakSession == nil }, "the dropped connection's session is still alive")
+        #expect(try await Self.eventually { weakConnection == nil }, "the dropped connection is still alive")
+        #expect(try await Self.eventually { weakSession == nil }, "the dropped connection's session is still alive")
         // The watcher's stream ends with the connection.
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next() == nil)
@@ -68,7 +69,7 @@ import Testing
             }
             weakConnection = connection
         }
-        #expect(await Self.eventually { weakConnection == nil }, "the dropped connection is still alive")
+        #expect(try await Self.eventually { weakConnection == nil }, "the dropped connection is still alive")
         await server.stop()
     }
 }
