@@ -77,7 +77,7 @@ let package = Package(
             path: "Benchmarks/mailsearch-bench",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore"], swiftSettings: strictSettings),
+        .testTarget(name: "IMAPCoreTests", dependencies: ["IMAPCore", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "SystemLayerTests", dependencies: ["SystemLayer", "TestSupport"], swiftSettings: strictSettings),

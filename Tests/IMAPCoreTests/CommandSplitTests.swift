@@ -1,7 +1,8 @@
 import IMAPCore
+import TestSupport
 import Testing
 
-@Suite struct CommandSplitTests {
+@Suite(.cpuBound) struct CommandSplitTests {
     /// 20,000 scattered UIDs (a fixed pseudo-random walk with gaps of 1 to 7).
     static let scatteredUIDs: [UInt32] = {
         var uids: [UInt32] = []

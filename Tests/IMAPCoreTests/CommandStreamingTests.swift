@@ -1,7 +1,8 @@
 import IMAPCore
+import TestSupport
 import Testing
 
-@Suite struct CommandStreamingTests {
+@Suite(.cpuBound) struct CommandStreamingTests {
     @Test func sessionFedOneByteAtATimeGivesTheSameEvents() throws {
         let bytes = try Fixtures.dovecot("session.client.txt")
         let whole = CommandTesting.outcomes(bytes)

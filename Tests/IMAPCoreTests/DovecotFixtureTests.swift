@@ -1,7 +1,8 @@
 import IMAPCore
+import TestSupport
 import Testing
 
-@Suite struct DovecotFixtureTests {
+@Suite(.cpuBound) struct DovecotFixtureTests {
     @Test(arguments: ["session.server.txt", "fetch-envelope-20k.server.txt", "fetch-bodystructure-2k.server.txt"])
     func everyResponseParsesWithNothingUnknownOrInvalid(file: String) throws {
         let responses = try ResponseParser.parseAll(try Fixtures.dovecot(file))

@@ -1,8 +1,9 @@
 import IMAPCore
+import TestSupport
 import Testing
 
 /// Concrete values from real Dovecot 2.3.19 output.
-@Suite struct ResponseFixtureValueTests {
+@Suite(.cpuBound) struct ResponseFixtureValueTests {
     /// The whole session; a missing or unparsable fixture fails every test here.
     let session: [Response]
 

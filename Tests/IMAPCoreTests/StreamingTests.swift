@@ -1,7 +1,8 @@
 import IMAPCore
+import TestSupport
 import Testing
 
-@Suite struct StreamingTests {
+@Suite(.cpuBound) struct StreamingTests {
     @Test func sessionFedOneByteAtATimeGivesTheSameResponses() throws {
         let bytes = try Fixtures.dovecot("session.server.txt")
         let whole = try ResponseParser.parseAll(bytes)

@@ -2,7 +2,7 @@ import MailMIME
 import TestSupport
 import Testing
 
-@Suite(.hangGuard) struct HTMLReadableTextTests {
+@Suite(.hangGuard, .cpuBound) struct HTMLReadableTextTests {
     @Test(arguments: [
         // Paragraphs and headings are set apart by a blank line; inline white space collapses.
         (

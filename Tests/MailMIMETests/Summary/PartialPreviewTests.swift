@@ -6,7 +6,7 @@ import Testing
 /// start of the body arrived (`BODY.PEEK[TEXT]<0.N>`): for every cut of the body, byte by byte, it
 /// is either unknown (nil) or exactly the preview of the whole message, and the whole body always
 /// gives that preview.
-@Suite(.hangGuard) struct PartialPreviewTests {
+@Suite(.hangGuard, .cpuBound) struct PartialPreviewTests {
     struct Sample: CustomTestStringConvertible, Sendable {
         var name: String
         var header: String

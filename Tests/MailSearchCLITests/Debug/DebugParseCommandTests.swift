@@ -3,7 +3,7 @@ import MailSearchCLI
 import TestSupport
 import Testing
 
-@Suite(.hangGuard) struct DebugParseCommandTests {
+@Suite(.hangGuard, .cpuBound) struct DebugParseCommandTests {
     /// `debug parse -` of the session fixture, fed through standard input.
     static func session(chunkSize: Int = .max) async throws -> ToolRun {
         await runTool(

@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPCore
 import MockIMAPServer
+import TestSupport
 import Transport
 
 /// A mock IMAP server started for one test on free loopback ports (plain text and implicit
@@ -27,7 +28,13 @@ struct MockAccount: Sendable {
                 listeners: [.plain(), .implicitTLS()], profile: profile,
                 users: [.init(user, password: password, oauth2Token: oauth2Token)],
                 allowPlainTextAuthentication: true, faults: faults))
-        if demo { try DemoMailbox.seed(into: server.store, user: user, now: demoNow) }
+        if demo {
+            // Indexing the demo's 330-odd messages computes for a second or more in a debug
+            // build; on the cooperative pool, a few CLI tests seeding at once stop every
+            // in-process server of the run from answering (see `CPUBound`).
+            let store = server.store
+            try await CPULane.run { try DemoMailbox.seed(into: store, user: user, now: demoNow) }
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-cli-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(server.certificatePEM).write(to: directory.appendingPathComponent("cert.pem"))

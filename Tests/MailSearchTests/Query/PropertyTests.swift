@@ -53,7 +53,7 @@ func lineBreakProblem(in bytes: [UInt8]) -> String? {
     return bytes.count >= 2 && bytes.suffix(2) == [13, 10] ? nil : "no CRLF at the end"
 }
 
-@Suite(.hangGuard) struct PropertyTests {
+@Suite(.hangGuard, .cpuBound) struct PropertyTests {
     static let fragments: [String] = [
         "from:", "to:", "subject:", "body:", "text:", "header:X-A=", "is:unread", "is:pinned", "is:deleted",
         "has:attachment", "after:2024-03-05", "date:2024..", "newer_than:7d", "larger:5G", "smaller:1K",

@@ -145,7 +145,7 @@ private struct WindowDriver {
 
 /// The inbox as a window: scrolling 5,000 messages holds a few pages, scrolling back loads
 /// them again, G loads the last page directly, pinned rows and changes to rows not held are kept.
-@Suite(.hangGuard) struct InboxWindowTests {
+@Suite(.hangGuard, .cpuBound) struct InboxWindowTests {
     /// What the screen documents: the pages the view's rows touch (five screenfuls of 21 rows
     /// touch at most four pages of 50) and one page either side, plus the pinned rows.
     static let residentPageBound = 4 + 2 * InboxScreen.pagesKeptAround

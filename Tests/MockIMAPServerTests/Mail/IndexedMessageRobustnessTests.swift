@@ -6,7 +6,7 @@ import Testing
 
 /// No input makes parsing or any IMAP view crash: the tricky messages mutated at random (with a
 /// fixed seed), and random bytes. `MAILSEARCH_FUZZ_ROUNDS` runs more mutations (default 2000).
-@Suite(.hangGuard) struct IndexedMessageRobustnessTests {
+@Suite(.hangGuard, .cpuBound) struct IndexedMessageRobustnessTests {
     /// A small deterministic generator (SplitMix64), so failures reproduce.
     struct Generator {
         var state: UInt64

@@ -78,6 +78,13 @@ package final class HangWatch: Sendable {
             let thread = Thread { self.watch() }
             thread.name = "hang-watch"
             thread.start()
+            if let path = ProcessInfo.processInfo.environment["MAILSEARCH_STALL_DUMP"] {
+                for onMainActor in [false, true] {
+                    let probe = Thread { PoolStallProbe(dumpPath: path, onMainActor: onMainActor).run() }
+                    probe.name = onMainActor ? "main-actor-stall-probe" : "pool-stall-probe"
+                    probe.start()
+                }
+            }
         }
         return id
     }
@@ -88,6 +95,12 @@ package final class HangWatch: Sendable {
 
     /// The guarded tests running now.
     package var runningNames: [String] { state.withLock { $0.running.values.map(\.name) } }
+
+    /// The guarded tests that have run for longer than `duration`.
+    package func running(longerThan duration: Duration) -> [String] {
+        let now = ContinuousClock.now
+        return state.withLock { $0.running.values.filter { now - $0.started > duration }.map(\.name) }
+    }
 
     private func watch() {
         while true {
@@ -114,4 +127,81 @@ package final class HangWatch: Sendable {
     }
 
     private func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
+}
+
+/// A diagnostic, on only when `MAILSEARCH_STALL_DUMP` names a file: twice a second a task is put
+/// on the cooperative pool (and another on the main actor); when one has not run after 3 s, the
+/// latency and the guarded tests running are appended to the file, and (at most six times per
+/// probe, 8 s apart) gdb writes every thread's backtrace to `<file>.<pool|main>.gdbN`.
+private struct PoolStallProbe: Sendable {
+    let dumpPath: String
+    let onMainActor: Bool
+
+    func append(_ text: String, to path: String) {
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.seekToEndOfFile()
+        handle.write(Data(text.utf8))
+        handle.closeFile()
+    }
+
+    var kind: String { onMainActor ? "main" : "pool" }
+
+    func dumpThreads(to path: String) {
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+        gdb.arguments = ["-p", "\(getpid())", "-batch", "-ex", "thread apply all bt 60"]
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        gdb.standardOutput = FileHandle(forWritingAtPath: path)
+        gdb.standardError = FileHandle.nullDevice
+        try? gdb.run()
+        gdb.waitUntilExit()
+    }
+
+    func run() {
+        final class Flag: Sendable { let time = Mutex<ContinuousClock.Instant?>(nil) }
+        let start = ContinuousClock.now
+        var dumps = 0
+        var lastDump = start - .seconds(60)
+        var dumpedLong = false
+        while true {
+            let flag = Flag()
+            let asked = ContinuousClock.now
+            if onMainActor {
+                Task.detached { @MainActor in flag.time.withLock { $0 = .now } }
+            } else {
+                Task.detached { flag.time.withLock { $0 = .now } }
+            }
+            var reported = false
+            while flag.time.withLock({ $0 }) == nil {
+                Thread.sleep(forTimeInterval: 0.1)
+                let waited = ContinuousClock.now - asked
+                if waited > .seconds(3) && !reported {
+                    reported = true
+                    let names = HangWatch.shared.runningNames.sorted().joined(separator: "\n  ")
+                    append(
+                        "at \(ContinuousClock.now - start): \(kind) stalled 3 s; running:\n  \(names)\n", to: dumpPath)
+                    if dumps < 6 && ContinuousClock.now - lastDump > .seconds(8) {
+                        dumps += 1
+                        lastDump = .now
+                        dumpThreads(to: dumpPath + ".\(kind).gdb\(dumps)")
+                    }
+                }
+            }
+            let latency = flag.time.withLock { $0 }! - asked
+            if reported { append("  ran after \(latency)\n", to: dumpPath) }
+            // Once, the first time a guarded test has run for 40 s: what it waits on.
+            if !onMainActor && !dumpedLong {
+                let long = HangWatch.shared.running(longerThan: .seconds(40))
+                if !long.isEmpty {
+                    dumpedLong = true
+                    append("at \(ContinuousClock.now - start): running for 40 s: \(long)\n", to: dumpPath)
+                    dumpThreads(to: dumpPath + ".long.gdb")
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+    }
 }
