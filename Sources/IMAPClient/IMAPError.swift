@@ -21,8 +21,11 @@ public struct IMAPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let no = Code("no")
         /// The server answered BAD (it did not understand the command).
         public static let bad = Code("bad")
-        /// The server said BYE and closed the session.
+        /// The server said BYE and closed the session after greeting it (logged in or not).
         public static let bye = Code("bye")
+        /// The server greeted with BYE: it refuses to serve now (too many connections,
+        /// maintenance); try again later.
+        public static let refused = Code("refused")
         /// The server sent bytes that are not IMAP.
         public static let protocolViolation = Code("protocolViolation")
         /// What answered before logging in (the greeting, STARTTLS) was not an IMAP server: another

@@ -46,7 +46,7 @@ extension MailboxConnection {
     }
 
     static func isConnectionLoss(_ error: IMAPError) -> Bool {
-        [.connection, .timeout, .bye, .protocolViolation, .notIMAP].contains(error.code)
+        [.connection, .timeout, .bye, .refused, .protocolViolation, .notIMAP].contains(error.code)
     }
 
     /// A failure that a new connection may not have (a lost connection, or the server saying

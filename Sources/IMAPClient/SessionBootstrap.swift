@@ -52,7 +52,7 @@ enum SessionBootstrap {
                 if case .capability(let list)? = text.code { capabilities = Set(list) }
             case .untagged(.condition(.bye, let text)):
                 throw IMAPError(
-                    .bye, "the server refused the connection: \(text.text.string)", serverText: text.text.string)
+                    .refused, "the server refused the connection: \(text.text.string)", serverText: text.text.string)
             default:
                 throw IMAPError(
                     .protocolViolation, "the server did not greet with OK, PREAUTH or BYE; is this an IMAP port?")

@@ -106,6 +106,19 @@ import Transport
         server.stop()
     }
 
+    /// A greeting BYE is a refusal (try later), not a session that ended: its own code.
+    @Test func aGreetingByeIsARefusal() async throws {
+        let server = try ScriptedServer(greeting: "* BYE too many connections from your address\r\n") { _, _ in }
+        do {
+            _ = try await IMAPSession.connect(Self.configuration(port: server.port))
+            Issue.record("connecting succeeded")
+        } catch {
+            #expect(error.code == .refused)
+            #expect(error.serverText == "too many connections from your address")
+        }
+        server.stop()
+    }
+
     @Test func byeIsReportedWithTheServersText() async throws {
         let server = try ScriptedServer { line, connection in
             let (tag, command) = ScriptedServer.split(line)

@@ -91,7 +91,8 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         let code: Code
         switch error.code {
         case .authentication: code = .authentication
-        case .connection, .tls, .bye, .timeout, .insecure, .unavailable, .outcomeUnknown, .notIMAP: code = .connection
+        case .connection, .tls, .bye, .refused, .timeout, .insecure, .unavailable, .outcomeUnknown, .notIMAP:
+            code = .connection
         case .cancelled: code = .cancelled
         case .mailboxChanged: code = .mailboxChanged
         case .no: code = .refused
@@ -133,9 +134,12 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         case .notIMAP:
             let place = endpoint ?? "the server"
             return (.notIMAP, "\(place) does not answer like an IMAP server (\(error.message))")
+        case .refused:
+            // A greeting BYE: the server was reached but will not serve now.
+            return (.unreachable, endpoint.map { "\($0): \(error.message)" } ?? error.message)
         case .bye:
-            if let endpoint { return (.unreachable, "\(endpoint): \(error.message)") }
-            return (.connection, error.message)
+            // After the greeting (logging in, opening the mailbox, any command): the session ended.
+            return (.connection, endpoint.map { "\($0): \(error.message)" } ?? error.message)
         case .protocolViolation:
             // The server spoke IMAP (it greeted us): the session broke in the middle.
             return (.connection, "the connection broke mid-command: \(error.message)")

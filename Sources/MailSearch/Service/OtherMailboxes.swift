@@ -129,7 +129,9 @@ actor OtherMailboxes {
     }
 
     private func drop(after error: IMAPError) {
-        guard [.connection, .timeout, .bye, .protocolViolation, .notIMAP, .tls].contains(error.code) else { return }
+        guard [.connection, .timeout, .bye, .refused, .protocolViolation, .notIMAP, .tls].contains(error.code) else {
+            return
+        }
         session = nil
     }
 }

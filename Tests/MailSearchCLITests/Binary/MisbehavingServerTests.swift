@@ -66,6 +66,17 @@ struct MisbehavingServerTests {
         #expect(result.standardError.contains("server shutting down"), "\(result)")
     }
 
+    /// A BYE in answer to SELECT, after a successful login, is a session the server ended (75),
+    /// not a server that refuses to serve (69, which is for a greeting BYE).
+    @Test func byeInAnswerToSelectAfterLoginExits75() async throws {
+        let account = try await MockAccount.start(
+            faults: [FaultRule(trigger: .command("SELECT"), fault: .respond(.bye, text: "mailbox moving, try later"))])
+        defer { Task { await account.stop() } }
+        let result = try await Self.run(account.plainArguments + ["list"], environment: account.environment)
+        expectOneError(result, 75)
+        #expect(result.standardError.contains("mailbox moving, try later"), "\(result)")
+    }
+
     @Test func aDroppedConnectionIsRetriedOnce() async throws {
         // Only the first search breaks: the command reconnects, searches again and succeeds.
         let account = try await MockAccount.start(
