@@ -33,6 +33,7 @@ let package = Package(
         ),
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
+        .target(name: "SearchSemantics", dependencies: ["IMAPCore", "MailMIME"], swiftSettings: strictSettings),
         .target(name: "JSONText", swiftSettings: strictSettings),
         .systemLibrary(name: "CProcessControl"),
         .target(name: "SystemLayer", dependencies: ["CProcessControl"], swiftSettings: strictSettings),
@@ -44,7 +45,9 @@ let package = Package(
         ),
         .target(
             name: "MailSearch",
-            dependencies: ["CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "SystemLayer", "Transport"],
+            dependencies: [
+                "CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "SearchSemantics", "SystemLayer", "Transport",
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "MailSearchCLI",
@@ -61,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "MockIMAPServer",
-            dependencies: ["IMAPCore", "JSONText", "MailMIME", "Transport"],
+            dependencies: ["IMAPCore", "JSONText", "MailMIME", "SearchSemantics", "Transport"],
             path: "MockServer/Sources/MockIMAPServer",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import IMAPCore
+import SearchSemantics
 
 /// A message in a mailbox: its UID, flags, received date, mod-sequence and parsed content.
 struct StoredMessage: Sendable {
@@ -12,6 +13,11 @@ struct StoredMessage: Sendable {
     var message: IndexedMessage
 
     func has(_ flag: Flag) -> Bool { flags.contains(flag) }
+}
+
+extension StoredMessage: SearchableMessage {
+    var size: Int { message.size }
+    var searchText: SearchableText { message.searchText }
 }
 
 /// A UID that left a mailbox, and the mod-sequence of its removal.

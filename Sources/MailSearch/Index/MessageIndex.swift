@@ -1,0 +1,442 @@
+import CSQLite
+import FoundationEssentials
+public import IMAPCore
+import MailMIME
+public import SearchSemantics
+import Synchronization
+import SystemLayer
+
+/// The local index of an account's mailboxes: one SQLite file, fed from the IMAP stream by
+/// ``IndexSync`` and searched by ``LocalSearch`` with the server's own semantics.
+///
+/// ## Schema, and why
+/// - `mailbox`: one row per indexed mailbox under its UIDVALIDITY, with the HIGHESTMODSEQ and
+///   UIDNEXT of the last sync, and `resume_below`: while a first sync runs (newest first), the
+///   lowest UID indexed so far, so a killed sync goes on from there.
+/// - `message`: one row per message. Its rowid is `mailbox id << 32 | UID`, so a message is
+///   found by key without an index, and a mailbox's rows read in rowid order are its messages
+///   by UID (arrival order): the newest come first by reading backwards, without a sort. The
+///   decoded search text (`SearchableText`, what SEARCH looks at) is kept as one blob in its
+///   stored form; it confirms every text match, so an answer is exactly what the rules of
+///   `SearchMatcher` say (the mock server's rules, checked against Dovecot).
+/// - `message_text`: an FTS5 table, contentless (the text is in `message` already) with the
+///   `trigram` tokenizer (substrings, as IMAP matches, not words) over text case folded *by
+///   our own folding* (`case_sensitive 1`), so its trigrams are exactly those of what the
+///   matcher compares: it narrows a text search to candidates and never drops a match.
+///   `detail=column` keeps column filters (FROM looks at the from column only) at a fraction of
+///   `detail=full`'s size. Terms shorter than three characters cannot use it: those read every
+///   row of the mailbox.
+/// - WAL, `synchronous=NORMAL` and one transaction per batch of a sync: a kill loses at most the
+///   batch in flight; `BEGIN IMMEDIATE` with a busy timeout makes two syncs take turns.
+///
+/// The file is 0600 in a 0700 directory (it holds mail text, never a password).
+public final class MessageIndex: Sendable {
+    /// A mailbox as the index holds it.
+    public struct Mailbox: Sendable, Equatable {
+        public var name: String
+        public var uidValidity: UInt32
+        public var highestModificationSequence: UInt64?
+        public var uidNext: UInt32?
+        /// While the first sync is not finished: the lowest UID indexed so far (newest first).
+        public var resumeBelow: UInt32?
+        /// Seconds since 1970 of the last finished sync.
+        public var syncedAt: Int?
+        public var messageCount: Int
+    }
+
+    /// One message to store.
+    public struct Record: Sendable {
+        public var uid: UInt32
+        public var flags: [Flag]
+        public var internalDate: IMAPDateTime
+        public var size: Int
+        public var modificationSequence: UInt64
+        public var text: SearchableText
+
+        public init(
+            uid: UInt32, flags: [Flag], internalDate: IMAPDateTime, size: Int, modificationSequence: UInt64,
+            text: SearchableText
+        ) {
+            self.uid = uid
+            self.flags = flags
+            self.internalDate = internalDate
+            self.size = size
+            self.modificationSequence = modificationSequence
+            self.text = text
+        }
+    }
+
+    /// The index file.
+    public let path: String
+    private let database: Mutex<SQLiteConnection?>
+
+    /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt.
+    static let version: Int64 = 1
+
+    /// The index at `path`, opened (and created) now.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        database = Mutex(nil)
+        try Self.prepareFiles(path)
+        let connection = try Self.open(path)
+        database.withLock { $0 = connection }
+    }
+
+    /// `$XDG_CACHE_HOME/mailsearch/index-<account>.sqlite`, or under `~/.cache` when
+    /// XDG_CACHE_HOME is unset or not absolute; nil without either.
+    public static func defaultPath(account: String, environment: [String: String]) -> String? {
+        let safe = String(account.map { $0.isLetter || $0.isNumber || "@.-_".contains($0) ? $0 : "_" })
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return cache + "/mailsearch/index-\(safe).sqlite"
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.cache/mailsearch/index-\(safe).sqlite"
+    }
+
+    private static func prepareFiles(_ path: String) throws(StoreError) {
+        do throws(PrivateFileError) {
+            try PrivateFiles.prepareDirectory(PrivateFiles.directory(of: path))
+            try PrivateFiles.prepareFile(path)
+        } catch {
+            throw StoreError(message: "the index \(error)")
+        }
+    }
+
+    private static func open(_ path: String) throws(StoreError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 30_000)
+        let version = try connection.integer("PRAGMA user_version") ?? 0
+        if version != 0 && version != Self.version {
+            throw StoreError(message: "the index \(path) is of another version; drop it (mailsearch index drop)")
+        }
+        try connection.execute("PRAGMA journal_mode=WAL")
+        try connection.execute("PRAGMA synchronous=NORMAL")
+        if version == 0 {
+            try connection.transaction { () throws(StoreError) in
+                guard try connection.integer("PRAGMA user_version") == 0 else { return }
+                try connection.execute(
+                    """
+                    CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
+                        highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER);
+                    CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
+                        internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL, text BLOB NOT NULL);
+                    CREATE VIRTUAL TABLE message_text USING fts5(addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts,
+                        content='', detail=column, tokenize='trigram case_sensitive 1');
+                    PRAGMA user_version=\(Self.version);
+                    """)
+            }
+        }
+        return connection
+    }
+
+    /// Runs `body` with the connection on a thread of its own (SQLite blocks; the cooperative
+    /// pool must not).
+    func withConnection<Value: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Value
+    ) async throws(StoreError) -> Value {
+        let result: Result<Value, StoreError> = await withCheckedContinuation { continuation in
+            do throws(SystemCallError) {
+                try startThread(name: "message-index") {
+                    let outcome = self.database.withLock { connection -> Result<Value, StoreError> in
+                        guard let connection else { return .failure(StoreError(message: "the index is closed")) }
+                        do throws(StoreError) {
+                            return .success(try body(connection))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    continuation.resume(returning: outcome)
+                }
+            } catch {
+                continuation.resume(returning: .failure(StoreError(message: "no thread for the index: \(error)")))
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Mailboxes
+
+    /// Every indexed mailbox.
+    public func mailboxes() async throws(StoreError) -> [Mailbox] {
+        try await withConnection { (connection) throws(StoreError) in try Self.mailboxes(connection) }
+    }
+
+    /// The mailbox called `name`, nil when it is not indexed.
+    public func mailbox(_ name: String) async throws(StoreError) -> Mailbox? {
+        try await mailboxes().first { $0.name == name }
+    }
+
+    static func mailboxes(_ connection: SQLiteConnection) throws(StoreError) -> [Mailbox] {
+        let statement = try connection.prepare(
+            """
+            SELECT name, uidvalidity, highestmodseq, uidnext, resume_below, synced_at,
+                (SELECT count(*) FROM message WHERE rowid >= mailbox.id << 32 AND rowid < (mailbox.id + 1) << 32)
+            FROM mailbox ORDER BY name
+            """)
+        var found: [Mailbox] = []
+        while try statement.step() {
+            found.append(
+                Mailbox(
+                    name: statement.text(0), uidValidity: UInt32(truncatingIfNeeded: statement.int64(1)),
+                    highestModificationSequence: statement.isNull(2) ? nil : UInt64(statement.int64(2)),
+                    uidNext: statement.isNull(3) ? nil : UInt32(truncatingIfNeeded: statement.int64(3)),
+                    resumeBelow: statement.isNull(4) ? nil : UInt32(truncatingIfNeeded: statement.int64(4)),
+                    syncedAt: statement.isNull(5) ? nil : Int(statement.int64(5)), messageCount: Int(statement.int64(6))
+                ))
+        }
+        return found
+    }
+
+    /// The mailbox's id; with `uidValidity` other than the stored one, its messages are dropped
+    /// first (its UIDs now name other messages). Creates the row when missing.
+    static func mailboxID(
+        _ name: String, uidValidity: UInt32, in connection: SQLiteConnection
+    ) throws(StoreError)
+        -> Int64
+    {
+        let find = try connection.prepare("SELECT id, uidvalidity FROM mailbox WHERE name = ?1")
+        try find.bind(1, name)
+        if try find.step() {
+            let id = find.int64(0)
+            if UInt32(truncatingIfNeeded: find.int64(1)) != uidValidity {
+                try removeMessages(ofMailbox: id, in: connection)
+                let reset = try connection.prepare(
+                    """
+                    UPDATE mailbox SET uidvalidity = ?2, highestmodseq = NULL, uidnext = NULL, resume_below = NULL,
+                        synced_at = NULL WHERE id = ?1
+                    """)
+                try reset.bind(1, id)
+                try reset.bind(2, Int64(uidValidity))
+                try reset.run()
+            }
+            return id
+        }
+        let insert = try connection.prepare("INSERT INTO mailbox(name, uidvalidity) VALUES (?1, ?2)")
+        try insert.bind(1, name)
+        try insert.bind(2, Int64(uidValidity))
+        try insert.run()
+        return sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    /// Deletes the messages of mailbox `id` from both tables.
+    static func removeMessages(ofMailbox id: Int64, in connection: SQLiteConnection) throws(StoreError) {
+        let rows = try connection.prepare("SELECT rowid FROM message WHERE rowid >= ?1 AND rowid < ?2")
+        try rows.bind(1, id << 32)
+        try rows.bind(2, (id + 1) << 32)
+        var uids: [UInt32] = []
+        while try rows.step() { uids.append(UInt32(truncatingIfNeeded: rows.int64(0))) }
+        try remove(uids, mailboxID: id, in: connection)
+    }
+
+    /// Drops the index of `name`, or of every mailbox; the file's free pages are given back
+    /// (VACUUM) so nothing of the mail stays in it.
+    public func drop(mailbox name: String?) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                for mailbox in try Self.mailboxes(connection) where name == nil || mailbox.name == name {
+                    let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
+                    try find.bind(1, mailbox.name)
+                    guard try find.step() else { continue }
+                    let id = find.int64(0)
+                    try Self.removeMessages(ofMailbox: id, in: connection)
+                    let delete = try connection.prepare("DELETE FROM mailbox WHERE id = ?1")
+                    try delete.bind(1, id)
+                    try delete.run()
+                }
+                if name == nil { try connection.execute("INSERT INTO message_text(message_text) VALUES('rebuild')") }
+            }
+            try connection.execute("VACUUM")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Bytes the index takes on disk (the file and its WAL).
+    public func bytesOnDisk() -> Int {
+        ["", "-wal"].reduce(0) { total, suffix in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path + suffix)
+            return total + ((attributes?[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// Closes the file (later calls fail).
+    public func close() {
+        database.withLock { $0 = nil }
+    }
+
+    // MARK: Messages
+
+    /// Stores `records` (new, or replacing the same UIDs) in one transaction, with the mailbox's
+    /// progress: `resumeBelow` during a first sync, and the server's state when the sync is done.
+    public func store(
+        _ records: [Record], in name: String, uidValidity: UInt32, progress: Progress
+    ) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let id = try Self.mailboxID(name, uidValidity: uidValidity, in: connection)
+                try Self.remove(records.map(\.uid), mailboxID: id, in: connection)
+                let insert = try connection.prepare(
+                    """
+                    INSERT INTO message(rowid, modseq, flags, internal_date, zone, size, text)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    """)
+                let insertText = try connection.prepare(
+                    """
+                    INSERT INTO message_text(rowid, addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """)
+                for record in records {
+                    let rowid = id << 32 | Int64(record.uid)
+                    try insert.bind(1, rowid)
+                    try insert.bind(2, Int64(bitPattern: record.modificationSequence))
+                    try insert.bind(3, Self.flagText(record.flags))
+                    try insert.bind(4, Int64(record.internalDate.secondsSinceEpoch))
+                    try insert.bind(5, Int64(record.internalDate.zoneMinutes))
+                    try insert.bind(6, Int64(record.size))
+                    try insert.bind(7, record.text.encoded())
+                    try insert.run()
+                    try Self.bindText(record.text, to: insertText, rowid: rowid)
+                    try insertText.run()
+                }
+                try Self.record(progress, mailboxID: id, in: connection)
+            }
+        }
+    }
+
+    /// Sets the flags and mod-sequences of messages already indexed (a UID not indexed is left
+    /// out: it comes with the next fetch of new mail).
+    public func updateFlags(
+        _ changes: [(uid: UInt32, flags: [Flag], modificationSequence: UInt64)], in name: String,
+        uidValidity: UInt32, progress: Progress
+    ) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let id = try Self.mailboxID(name, uidValidity: uidValidity, in: connection)
+                let update = try connection.prepare("UPDATE message SET flags = ?2, modseq = ?3 WHERE rowid = ?1")
+                for change in changes {
+                    try update.bind(1, id << 32 | Int64(change.uid))
+                    try update.bind(2, Self.flagText(change.flags))
+                    try update.bind(3, Int64(bitPattern: change.modificationSequence))
+                    try update.run()
+                }
+                try Self.record(progress, mailboxID: id, in: connection)
+            }
+        }
+    }
+
+    /// Removes messages (expunged on the server).
+    public func remove(
+        _ uids: [UInt32], in name: String, uidValidity: UInt32, progress: Progress
+    ) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let id = try Self.mailboxID(name, uidValidity: uidValidity, in: connection)
+                try Self.remove(uids, mailboxID: id, in: connection)
+                try Self.record(progress, mailboxID: id, in: connection)
+            }
+        }
+    }
+
+    /// The UIDs indexed in `name`, ascending.
+    public func uids(in name: String) async throws(StoreError) -> [UInt32] {
+        try await withConnection { (connection) throws(StoreError) in
+            let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
+            try find.bind(1, name)
+            guard try find.step() else { return [] }
+            let id = find.int64(0)
+            let rows = try connection.prepare(
+                "SELECT rowid FROM message WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid")
+            try rows.bind(1, id << 32)
+            try rows.bind(2, (id + 1) << 32)
+            var uids: [UInt32] = []
+            while try rows.step() { uids.append(UInt32(truncatingIfNeeded: rows.int64(0))) }
+            return uids
+        }
+    }
+
+    /// Where a sync stands, stored with each batch.
+    public enum Progress: Sendable {
+        /// A first sync has indexed every UID from the top down to this one.
+        case indexedDownTo(UInt32)
+        /// The mailbox is in step with the server at this state.
+        case inStep(highestModificationSequence: UInt64?, uidNext: UInt32?, at: Int)
+        /// Nothing about the progress changes.
+        case unchanged
+    }
+
+    private static func record(
+        _ progress: Progress, mailboxID id: Int64, in connection: SQLiteConnection
+    )
+        throws(StoreError)
+    {
+        switch progress {
+        case .unchanged: return
+        case .indexedDownTo(let uid):
+            let update = try connection.prepare("UPDATE mailbox SET resume_below = ?2 WHERE id = ?1")
+            try update.bind(1, id)
+            try update.bind(2, Int64(uid))
+            try update.run()
+        case .inStep(let modificationSequence, let uidNext, let time):
+            let update = try connection.prepare(
+                "UPDATE mailbox SET highestmodseq = ?2, uidnext = ?3, synced_at = ?4, resume_below = NULL WHERE id = ?1"
+            )
+            try update.bind(1, id)
+            try update.bind(2, modificationSequence.map { Int64(bitPattern: $0) })
+            try update.bind(3, uidNext.map { Int64($0) })
+            try update.bind(4, Int64(time))
+            try update.run()
+        }
+    }
+
+    private static func remove(
+        _ uids: [UInt32], mailboxID id: Int64, in connection: SQLiteConnection
+    )
+        throws(StoreError)
+    {
+        guard !uids.isEmpty else { return }
+        let read = try connection.prepare("SELECT text FROM message WHERE rowid = ?1")
+        let deleteText = try connection.prepare(
+            """
+            INSERT INTO message_text(message_text, rowid, addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts)
+            VALUES ('delete', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
+        for uid in uids {
+            let rowid = id << 32 | Int64(uid)
+            try read.bind(1, rowid)
+            guard try read.step() else {
+                read.reset()
+                continue
+            }
+            let stored = read.blob(0)
+            read.reset()
+            // A contentless FTS5 row is deleted by giving it the values it was indexed with.
+            guard let text = SearchableText(encoded: stored) else {
+                throw StoreError(
+                    message: "the index \(connection.path) holds a damaged message; drop it", startsOver: true)
+            }
+            try bindText(text, to: deleteText, rowid: rowid)
+            try deleteText.run()
+            try delete.bind(1, rowid)
+            try delete.run()
+        }
+    }
+
+    /// Binds the FTS columns of `text` (case folded: see the schema) to ?1 ... ?8.
+    private static func bindText(
+        _ text: SearchableText, to statement: SQLiteConnection.Statement, rowid: Int64
+    )
+        throws(StoreError)
+    {
+        try statement.bind(1, rowid)
+        try statement.bind(2, text.addressText["from"] ?? "")
+        try statement.bind(3, text.addressText["to"] ?? "")
+        try statement.bind(4, text.addressText["cc"] ?? "")
+        try statement.bind(5, text.addressText["bcc"] ?? "")
+        try statement.bind(6, CaseFolding.fold(text.allHeadersText))
+        try statement.bind(7, CaseFolding.fold(text.bodyText))
+        try statement.bind(8, CaseFolding.fold(text.partHeadersText))
+    }
+
+    static func flagText(_ flags: [Flag]) -> String { flags.map(\.rawValue).joined(separator: " ") }
+
+    static func flags(_ text: String) -> [Flag] { text.split(separator: " ").map { Flag(String($0)) } }
+}

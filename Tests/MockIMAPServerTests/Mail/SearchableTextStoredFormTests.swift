@@ -1,0 +1,29 @@
+import MockIMAPServer
+import SearchSemantics
+import TestSupport
+import Testing
+
+/// The local index keeps each message's search text in its stored form
+/// (`SearchableText.encoded()`) and searches what it reads back: that must be the text itself.
+@Suite(.hangGuard, .cpuBound) struct SearchableTextStoredFormTests {
+    @Test(arguments: TrickyMessages.all.map(\.name))
+    func theStoredFormReadsBackAsTheSameText(name: String) throws {
+        let message = try #require(TrickyMessages.all.first { $0.name == name })
+        let text = IndexedMessage(bytes: message.bytes).searchText
+        let decoded = try #require(SearchableText(encoded: text.encoded()))
+        #expect(decoded == text)
+        #expect(decoded.allHeadersText == text.allHeadersText)
+        for field in text.fields {
+            #expect(decoded.headerText(field.name) == text.headerText(field.name))
+        }
+    }
+
+    @Test func bytesThatAreNotAStoredFormAreRefused() throws {
+        let text = IndexedMessage(bytes: Array("Subject: a\r\n\r\nbody\r\n".utf8)).searchText
+        let encoded = text.encoded()
+        #expect(SearchableText(encoded: Array(encoded.dropLast())) == nil)
+        #expect(SearchableText(encoded: encoded + [0]) == nil)
+        #expect(SearchableText(encoded: [2] + encoded.dropFirst()) == nil)
+        #expect(SearchableText(encoded: []) == nil)
+    }
+}
