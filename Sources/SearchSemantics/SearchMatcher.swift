@@ -44,11 +44,18 @@ public struct SearchMatcher: Sendable {
     public let wholeWords: Bool
     /// Seconds since 1970, for YOUNGER and OLDER.
     public let now: Int
+    /// BODY also looks in the headers of attached messages (RFC 5322 2.1: they are in the body;
+    /// the mock server), or not (Dovecot 2.3).
+    public let attachedHeadersInBody: Bool
     /// The text keys' strings, case folded once.
     private let patterns: [ByteString: [UInt32]]
 
-    public init(keys: [SearchKey], largestSequenceNumber: UInt32, largestUID: UInt32, wholeWords: Bool, now: Int) {
+    public init(
+        keys: [SearchKey], largestSequenceNumber: UInt32, largestUID: UInt32, wholeWords: Bool, now: Int,
+        attachedHeadersInBody: Bool = true
+    ) {
         self.keys = keys
+        self.attachedHeadersInBody = attachedHeadersInBody
         self.largestSequenceNumber = largestSequenceNumber
         self.largestUID = largestUID
         self.wholeWords = wholeWords
@@ -121,7 +128,12 @@ public struct SearchMatcher: Sendable {
         case .header(let field, let value):
             guard let header = message.searchText.headerText(field.string) else { return false }
             return value.isEmpty || contains(value, in: header[...])
-        case .body(let text): return contains(text, in: message.searchText.bodyText[...])
+        case .body(let text):
+            let searchText = message.searchText
+            let body =
+                attachedHeadersInBody
+                ? searchText.bodyText : searchText.bodyTextWithoutAttachedHeaders ?? searchText.bodyText
+            return contains(text, in: body[...])
         case .text(let text):
             let searchText = message.searchText
             return contains(text, in: searchText.allHeadersText[...]) || contains(text, in: searchText.bodyText[...])

@@ -34,6 +34,11 @@ public struct SearchableText: Sendable, Equatable {
     /// (RFC 5322 2.1, and BODY[TEXT] holds them), so TEXT finds them; BODY, like Dovecot's, looks
     /// at the parts' content only.
     public let partHeadersText: String
+    /// The body text without the headers of attached messages, when it has any (nil: the same
+    /// as ``bodyText``). RFC 5322 puts an attached message's header in the body, and BODY finds
+    /// it there (``bodyText``, the mock server); Dovecot's BODY does not. A search whose answer
+    /// hangs on that difference is one only the server can give.
+    public let bodyTextWithoutAttachedHeaders: String?
     /// The day of the Date header in the header's own time zone (SENTBEFORE, SENTON, SENTSINCE
     /// compare it); nil without a readable Date header.
     public let sentDate: IMAPDate?
@@ -58,7 +63,7 @@ public struct SearchableText: Sendable, Equatable {
                 addresses[name] = addresses[name].map { $0 + "\n" + folded } ?? folded
             }
         }
-        let (body, partHeaders) = Self.bodyTexts(of: mime)
+        let (body, partHeaders, withoutAttached) = Self.bodyTexts(of: mime)
         var sentDate: IMAPDate?
         var sentTimestamp: Int?
         if let dateField = mime.header.firstField(named: "date"), let date = DateHeader.parse(bytes: dateField.rawValue)
@@ -67,13 +72,13 @@ public struct SearchableText: Sendable, Equatable {
             sentTimestamp = date.timestamp
         }
         self.init(
-            fields: fields, addressText: addresses, bodyText: body, partHeadersText: partHeaders, sentDate: sentDate,
-            sentTimestamp: sentTimestamp)
+            fields: fields, addressText: addresses, bodyText: body, partHeadersText: partHeaders,
+            bodyTextWithoutAttachedHeaders: withoutAttached, sentDate: sentDate, sentTimestamp: sentTimestamp)
     }
 
     private init(
         fields: [Field], addressText: [String: String], bodyText: String, partHeadersText: String,
-        sentDate: IMAPDate?, sentTimestamp: Int?
+        bodyTextWithoutAttachedHeaders: String?, sentDate: IMAPDate?, sentTimestamp: Int?
     ) {
         var text = ""
         var offsets: [Range<Int>] = []
@@ -96,13 +101,16 @@ public struct SearchableText: Sendable, Equatable {
         self.addressText = addressText
         self.bodyText = bodyText
         self.partHeadersText = partHeadersText
+        self.bodyTextWithoutAttachedHeaders = bodyTextWithoutAttachedHeaders
         self.sentDate = sentDate
         self.sentTimestamp = sentTimestamp
     }
 
     public static func == (left: SearchableText, right: SearchableText) -> Bool {
         left.fields == right.fields && left.addressText == right.addressText && left.bodyText == right.bodyText
-            && left.partHeadersText == right.partHeadersText && left.sentDate == right.sentDate
+            && left.partHeadersText == right.partHeadersText
+            && left.bodyTextWithoutAttachedHeaders == right.bodyTextWithoutAttachedHeaders
+            && left.sentDate == right.sentDate
             && left.sentTimestamp == right.sentTimestamp
     }
 
@@ -224,10 +232,16 @@ public struct SearchableText: Sendable, Equatable {
     private static let atomCharacters = Set(
         Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~".utf8))
 
-    /// The searchable text of the body and the headers of its parts (see ``bodyText`` and
-    /// ``partHeadersText``).
-    private static func bodyTexts(of message: MIMEMessage) -> (body: String, partHeaders: String) {
+    /// The searchable text of the body and the headers of its parts (see ``bodyText``,
+    /// ``partHeadersText`` and ``bodyTextWithoutAttachedHeaders``).
+    private static func bodyTexts(
+        of message: MIMEMessage
+    ) -> (
+        body: String, partHeaders: String, withoutAttached: String?
+    ) {
         var text: [UInt8] = []
+        var withoutAttached: [UInt8] = []
+        var hasAttachedHeader = false
         var partHeaders: [UInt8] = []
         func appendFields(of header: MIMEHeader, to output: inout [UInt8]) {
             for field in header.fields {
@@ -247,6 +261,7 @@ public struct SearchableText: Sendable, Equatable {
             case .message:
                 guard let inner = part.encapsulatedMessage else { return }
                 appendFields(of: inner.header, to: &text)
+                hasAttachedHeader = hasAttachedHeader || !inner.header.fields.isEmpty
                 visit(inner.root, headerSearched: true)
             case .single:
                 let content: String
@@ -259,10 +274,15 @@ public struct SearchableText: Sendable, Equatable {
                 }
                 if !text.isEmpty { text.append(0x0A) }
                 text.append(contentsOf: content.utf8)
+                if !withoutAttached.isEmpty { withoutAttached.append(0x0A) }
+                withoutAttached.append(contentsOf: content.utf8)
             }
         }
         visit(message.root, headerSearched: true)
-        return (String(decoding: text, as: UTF8.self), String(decoding: partHeaders, as: UTF8.self))
+        return (
+            String(decoding: text, as: UTF8.self), String(decoding: partHeaders, as: UTF8.self),
+            hasAttachedHeader ? String(decoding: withoutAttached, as: UTF8.self) : nil
+        )
     }
 }
 
@@ -272,7 +292,7 @@ extension SearchableText {
     /// The text as bytes for a store: every string length-prefixed, so any text survives.
     public func encoded() -> [UInt8] {
         var writer = Writer()
-        writer.number(1)  // the form's version
+        writer.number(2)  // the form's version
         writer.number(fields.count)
         for field in fields {
             writer.string(field.name)
@@ -286,6 +306,12 @@ extension SearchableText {
         }
         writer.string(bodyText)
         writer.string(partHeadersText)
+        if let bodyTextWithoutAttachedHeaders {
+            writer.number(1)
+            writer.string(bodyTextWithoutAttachedHeaders)
+        } else {
+            writer.number(0)
+        }
         if let sentDate, let sentTimestamp {
             writer.number(1)
             writer.number(sentDate.year)
@@ -301,7 +327,7 @@ extension SearchableText {
     /// The text stored by ``encoded()``; nil when the bytes are not such a text.
     public init?(encoded bytes: [UInt8]) {
         var reader = Reader(bytes: bytes)
-        guard reader.number() == 1, let fieldCount = reader.number() else { return nil }
+        guard reader.number() == 2, let fieldCount = reader.number() else { return nil }
         var fields: [Field] = []
         for _ in 0..<fieldCount {
             guard let name = reader.string(), let value = reader.string() else { return nil }
@@ -313,9 +339,15 @@ extension SearchableText {
             guard let name = reader.string(), let value = reader.string() else { return nil }
             addresses[name] = value
         }
-        guard let body = reader.string(), let partHeaders = reader.string(), let hasDate = reader.number() else {
+        guard let body = reader.string(), let partHeaders = reader.string(), let hasOther = reader.number() else {
             return nil
         }
+        var withoutAttached: String?
+        if hasOther == 1 {
+            guard let text = reader.string() else { return nil }
+            withoutAttached = text
+        }
+        guard let hasDate = reader.number() else { return nil }
         var sentDate: IMAPDate?
         var sentTimestamp: Int?
         if hasDate == 1 {
@@ -327,8 +359,8 @@ extension SearchableText {
         }
         guard reader.isAtEnd else { return nil }
         self.init(
-            fields: fields, addressText: addresses, bodyText: body, partHeadersText: partHeaders, sentDate: sentDate,
-            sentTimestamp: sentTimestamp)
+            fields: fields, addressText: addresses, bodyText: body, partHeadersText: partHeaders,
+            bodyTextWithoutAttachedHeaders: withoutAttached, sentDate: sentDate, sentTimestamp: sentTimestamp)
     }
 
     private struct Writer {

@@ -17,6 +17,18 @@ struct CPULaneTests {
         #expect(CPULane.isCurrent)
     }
 
+    /// A failed expectation on the lane is reported like anywhere (Swift Testing captures a
+    /// backtrace for it, which walks the lane thread's stack).
+    @Test func aFailureOnTheLaneIsReported() async {
+        withKnownIssue("a failure recorded on purpose") { #expect(Bool(false)) }
+        await Task.yield()
+        withKnownIssue("a failure recorded on purpose, after a suspension") { #expect(Bool(false)) }
+    }
+
+    @Test func aFailureInASynchronousTestOnTheLaneIsReported() throws {
+        withKnownIssue("a failure recorded on purpose") { #expect(Bool(false)) }
+    }
+
     @Test func setUpRunsOnTheLaneAndComesBack() async throws {
         let onLane = try await CPULane.run { CPULane.isCurrent }
         #expect(onLane)

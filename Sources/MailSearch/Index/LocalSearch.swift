@@ -2,6 +2,16 @@ public import IMAPCore
 import MailMIME
 import SearchSemantics
 
+/// What the index answers to a search.
+public enum LocalAnswer: Sendable, Equatable {
+    /// The UIDs the server's `UID SEARCH` returns, ascending.
+    case uids([UInt32])
+    /// The mailbox has no index.
+    case notIndexed
+    /// Only the server can answer, for this reason.
+    case serverDecides(String)
+}
+
 /// Searching the index: the compiled query's SEARCH keys, answered as the server's `UID SEARCH`
 /// would answer them, or not at all.
 extension MessageIndex {
@@ -28,16 +38,24 @@ extension MessageIndex {
         return keys.lazy.compactMap(reason).first
     }
 
-    /// The UIDs of `mailbox` that match every key, ascending, as the server's `UID SEARCH`
-    /// returns them; nil when the mailbox is not indexed. The caller checks
-    /// ``reasonForServer(_:serverMatchesWords:)`` first.
-    public func search(_ keys: [SearchKey], in mailbox: String, now: Int) async throws(StoreError) -> [UInt32]? {
+    /// The UIDs of `mailbox` that match every key, as the server's `UID SEARCH` returns them.
+    ///
+    /// Servers differ on one point the RFCs settle (RFC 5322 2.1): whether BODY finds a word in
+    /// the header of an attached message. Each message is judged both ways; where the two
+    /// differ, the answer is the server's to give (`.serverDecides`), never a guess.
+    public func search(
+        _ keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool = false
+    ) async throws(StoreError) -> LocalAnswer {
+        if let reason = Self.reasonForServer(keys, serverMatchesWords: serverMatchesWords) {
+            return .serverDecides(reason)
+        }
         let narrowing = Self.narrowing(.and(keys))
         let needsText = !SearchMatcher.texts(in: keys).isEmpty || Self.readsSentDate(keys)
-        return try await withConnection { (connection) throws(StoreError) -> [UInt32]? in
+        let readsBody = Self.readsBody(keys)
+        return try await withConnection { (connection) throws(StoreError) -> LocalAnswer in
             let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
             try find.bind(1, mailbox)
-            guard try find.step() else { return nil }
+            guard try find.step() else { return .notIndexed }
             let id = find.int64(0)
             let columns =
                 needsText
@@ -61,6 +79,9 @@ extension MessageIndex {
             if let narrowing { try statement.bind(3, narrowing) }
             let matcher = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now)
+            let dovecotLike = SearchMatcher(
+                keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
+                attachedHeadersInBody: false)
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
             var found: [UInt32] = []
             while try statement.step() {
@@ -76,9 +97,30 @@ extension MessageIndex {
                     internalDate: Self.dateTime(seconds: Int(statement.int64(2)), zoneMinutes: Int(statement.int64(3))),
                     size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)),
                     text: text)
-                if matcher.matches(row, at: position) { found.append(row.uid) }
+                let matches = matcher.matches(row, at: position)
+                if readsBody, text?.bodyTextWithoutAttachedHeaders != nil,
+                    matches != dovecotLike.matches(row, at: position)
+                {
+                    return .serverDecides(
+                        "UID \(row.uid) matches only by a word in an attached message's header, which BODY finds on some servers and not on others"
+                    )
+                }
+                if matches { found.append(row.uid) }
             }
-            return found
+            return .uids(found)
+        }
+    }
+
+    /// Whether a key is BODY.
+    private static func readsBody(_ keys: [SearchKey]) -> Bool {
+        keys.contains { key in
+            switch key {
+            case .body: return true
+            case .not(let inner): return readsBody([inner])
+            case .or(let left, let right): return readsBody([left, right])
+            case .and(let inner): return readsBody(inner)
+            default: return false
+            }
         }
     }
 

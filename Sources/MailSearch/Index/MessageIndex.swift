@@ -71,7 +71,7 @@ public final class MessageIndex: Sendable {
     private let database: Mutex<SQLiteConnection?>
 
     /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt.
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {

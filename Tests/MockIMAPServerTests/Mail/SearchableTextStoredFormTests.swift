@@ -23,7 +23,7 @@ import Testing
         let encoded = text.encoded()
         #expect(SearchableText(encoded: Array(encoded.dropLast())) == nil)
         #expect(SearchableText(encoded: encoded + [0]) == nil)
-        #expect(SearchableText(encoded: [2] + encoded.dropFirst()) == nil)
+        #expect(SearchableText(encoded: [9] + encoded.dropFirst()) == nil)
         #expect(SearchableText(encoded: []) == nil)
     }
 }
