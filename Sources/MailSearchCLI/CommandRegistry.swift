@@ -46,6 +46,10 @@ public struct CommandRegistry {
         registry.register(WatchCommand.self)
         registry.register(TUICommand.self)
         registry.register(MailboxesCommand.self)
+        registry.register(SyncCommand.self)
+        registry.register(group: Group(name: "index", abstract: "The local index: what it holds, or drop it."))
+        registry.register(IndexStatusCommand.self)
+        registry.register(IndexDropCommand.self)
         registry.register(group: Group(name: "debug", abstract: "Tools for looking at IMAP traffic without a server."))
         registry.register(DebugParseCommand.self)
         return registry

@@ -161,6 +161,17 @@ public enum PrivateFiles {
         }
     }
 
+    /// The size of the file at `path` in bytes; nil when there is none (or it cannot be read).
+    public static func size(_ path: String) -> Int? {
+        var status = stat()
+        do throws(SystemCallError) {
+            try systemCall("stat") { stat(path, &status) }
+        } catch {
+            return nil
+        }
+        return Int(status.st_size)
+    }
+
     /// The directory part of `path` (`.` when it has none, `/` for a file at the root).
     public static func directory(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }

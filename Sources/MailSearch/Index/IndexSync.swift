@@ -1,3 +1,4 @@
+import FoundationEssentials
 public import IMAPClient
 import IMAPCore
 import MailMIME
@@ -102,13 +103,19 @@ public struct IndexSync: Sendable {
             if serverModificationSequence != nil { items.append(.modificationSequence) }
             for try await message in session.fetch(SequenceSet(numbers: batch), items: items) {
                 guard let uid = message.uid, let internalDate = message.internalDate else { continue }
-                let bytes = Array(message.bodySection(whole)?.bytes ?? [])
+                let bytes = Self.crlf(Array(message.bodySection(whole)?.bytes ?? []))
+                let mime = MIMEMessage(bytes: bytes)
+                let flags = (message.flags ?? []).filter { $0 != .recent }
+                let received = Date(timeIntervalSince1970: TimeInterval(internalDate.secondsSinceEpoch))
+                let email = Email(
+                    id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: uid),
+                    summary: MailSummary(message: mime), receivedDate: received, flags: flags, pinFlag: .flagged)
                 records.append(
                     MessageIndex.Record(
-                        uid: uid, flags: (message.flags ?? []).filter { $0 != .recent }, internalDate: internalDate,
+                        uid: uid, flags: flags, internalDate: internalDate,
                         size: Int(message.size ?? UInt64(bytes.count)),
-                        modificationSequence: message.modificationSequence ?? 0,
-                        text: SearchableText(MIMEMessage(bytes: Self.crlf(bytes)))))
+                        modificationSequence: message.modificationSequence ?? 0, text: SearchableText(mime),
+                        summary: CachedMessage(email)))
             }
             let lowest = batch.min() ?? 0
             try await index.store(records, in: mailbox, uidValidity: uidValidity, progress: .indexedDownTo(lowest))

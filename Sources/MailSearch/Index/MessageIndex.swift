@@ -52,11 +52,14 @@ public final class MessageIndex: Sendable {
         public var size: Int
         public var modificationSequence: UInt64
         public var text: SearchableText
+        /// What a listing shows of it (``CachedMessage``): sender, subject, date, preview.
+        public var summary: CachedMessage
 
         public init(
             uid: UInt32, flags: [Flag], internalDate: IMAPDateTime, size: Int, modificationSequence: UInt64,
-            text: SearchableText
+            text: SearchableText, summary: CachedMessage
         ) {
+            self.summary = summary
             self.uid = uid
             self.flags = flags
             self.internalDate = internalDate
@@ -118,7 +121,8 @@ public final class MessageIndex: Sendable {
                     CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
                         highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER);
                     CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
-                        internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL, text BLOB NOT NULL);
+                        internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL, text BLOB NOT NULL,
+                        summary BLOB NOT NULL);
                     CREATE VIRTUAL TABLE message_text USING fts5(addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts,
                         content='', detail=column, tokenize='trigram case_sensitive 1');
                     PRAGMA user_version=\(Self.version);
@@ -251,10 +255,7 @@ public final class MessageIndex: Sendable {
 
     /// Bytes the index takes on disk (the file and its WAL).
     public func bytesOnDisk() -> Int {
-        ["", "-wal"].reduce(0) { total, suffix in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path + suffix)
-            return total + ((attributes?[.size] as? Int) ?? 0)
-        }
+        ["", "-wal"].reduce(0) { total, suffix in total + (PrivateFiles.size(path + suffix) ?? 0) }
     }
 
     /// Closes the file (later calls fail).
@@ -275,8 +276,8 @@ public final class MessageIndex: Sendable {
                 try Self.remove(records.map(\.uid), mailboxID: id, in: connection)
                 let insert = try connection.prepare(
                     """
-                    INSERT INTO message(rowid, modseq, flags, internal_date, zone, size, text)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    INSERT INTO message(rowid, modseq, flags, internal_date, zone, size, text, summary)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                     """)
                 let insertText = try connection.prepare(
                     """
@@ -292,6 +293,7 @@ public final class MessageIndex: Sendable {
                     try insert.bind(5, Int64(record.internalDate.zoneMinutes))
                     try insert.bind(6, Int64(record.size))
                     try insert.bind(7, record.text.encoded())
+                    try insert.bind(8, record.summary.encoded())
                     try insert.run()
                     try Self.bindText(record.text, to: insertText, rowid: rowid)
                     try insertText.run()
@@ -332,6 +334,31 @@ public final class MessageIndex: Sendable {
                 try Self.remove(uids, mailboxID: id, in: connection)
                 try Self.record(progress, mailboxID: id, in: connection)
             }
+        }
+    }
+
+    /// The messages `uids` of `name` as a listing shows them, in the order of `uids` (a UID not
+    /// indexed is left out).
+    public func emails(_ uids: [UInt32], in name: String, pinFlag: Flag) async throws(StoreError) -> [Email] {
+        try await withConnection { (connection) throws(StoreError) -> [Email] in
+            let find = try connection.prepare("SELECT id, uidvalidity FROM mailbox WHERE name = ?1")
+            try find.bind(1, name)
+            guard try find.step() else { return [] }
+            let (id, uidValidity) = (find.int64(0), UInt32(truncatingIfNeeded: find.int64(1)))
+            let read = try connection.prepare("SELECT flags, summary FROM message WHERE rowid = ?1")
+            var emails: [Email] = []
+            for uid in uids {
+                try read.bind(1, id << 32 | Int64(uid))
+                defer { read.reset() }
+                guard try read.step() else { continue }
+                guard let summary = CachedMessage(uid: uid, decoding: read.blob(1)) else {
+                    throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
+                }
+                emails.append(
+                    summary.email(
+                        mailbox: name, uidValidity: uidValidity, flags: Self.flags(read.text(0)), pinFlag: pinFlag))
+            }
+            return emails
         }
     }
 

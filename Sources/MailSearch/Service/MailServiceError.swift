@@ -26,6 +26,9 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let cancelled = Code("cancelled")
         /// The server answered something this client cannot use.
         public static let server = Code("server")
+        /// The local index could not be read or written (its file is damaged, of another
+        /// version, or not writable).
+        public static let index = Code("index")
     }
 
     /// Where a failure stands for someone running a command: what to check, and whether trying

@@ -17,7 +17,12 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
             """,
         usage: "search [<options>] [--] <query> ...",
         arguments: [Self.queryArgument.definition],
-        options: [Listing.limit.definition, Listing.json.definition] + AccountOptions.definitions)
+        options: [Listing.limit.definition, Listing.json.definition, offline.definition, server.definition]
+            + AccountOptions.definitions)
+
+    static let offline = FlagOption(
+        "offline", help: "Answer from the local index without connecting (run \"mailsearch sync\" first).")
+    static let server = FlagOption("server", help: "Ask the server's search (the default today).")
 
     /// `<query> ...`: the words of the query.
     static let queryArgument = PositionalArgument(
@@ -26,16 +31,23 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
     public var query: String
     public var limit: Int
     public var json: Bool
+    public var offline: Bool
+    public var server: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         query = Self.queryArgument.readAll(from: arguments).joined(separator: " ")
         limit = try Listing.limit.read(from: arguments) ?? 50
         json = Listing.json.read(from: arguments)
+        offline = Self.offline.read(from: arguments)
+        server = Self.server.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
 
-    public func validate() throws(UsageError) { try account.validate() }
+    public func validate() throws(UsageError) {
+        try account.validate()
+        if offline && server { throw UsageError("--offline and --server contradict each other", hint: "give one") }
+    }
 
     public func run(context: CommandContext) async throws(CommandFailure) {
         let parsed: ParsedQuery
@@ -45,6 +57,11 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
             throw CommandFailure(error.message, exitCode: .queryError)
         }
         for hint in parsed.hints { context.standardError.write("note: \(hint.message)\n") }
+        if offline {
+            try await OfflineSearch.run(
+                parsed.query, text: query, account: account, limit: limit, json: json, context: context)
+            return
+        }
         let (limit, query, json) = (limit, query, json)
         // The history (an fsync) is saved while the messages are fetched, and the people index
         // while the session logs out: neither waits for the other.

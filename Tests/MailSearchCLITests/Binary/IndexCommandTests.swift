@@ -1,0 +1,75 @@
+import Foundation
+import IMAPCore
+import MockIMAPServer
+import TestSupport
+import Testing
+
+/// `sync`, `search --offline` and `index status|drop` from the built binary against the mock
+/// server's demo mailbox: offline answers are the server's rows, the index is private, a drop
+/// leaves nothing behind, and the errors name what to do.
+@Suite(.hangGuard, .timeLimit(.minutes(3)))
+struct IndexCommandTests {
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> ToolResult {
+        try await ToolProcess.run(arguments, environment: environment, timeout: .seconds(90))
+    }
+
+    @Test func syncThenOfflineSearchGivesTheServersRows() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let environment = account.environment
+        let arguments = account.plainArguments
+
+        let missing = try await Self.run(
+            arguments + ["search", "--offline", "from:dumbledore"], environment: environment)
+        #expect(missing.status == 1 && missing.standardError.contains("run \"mailsearch sync\" first"), "\(missing)")
+
+        let sync = try await Self.run(arguments + ["sync", "--json"], environment: environment)
+        #expect(sync.status == 0, "\(sync)")
+        #expect(sync.lines.count == 1 && sync.lines[0].contains("\"added\":"), "\(sync)")
+        let again = try await Self.run(arguments + ["sync", "--json"], environment: environment)
+        #expect(
+            again.lines.first?.contains("\"added\":0") == true
+                && again.lines.first?.contains("\"inStep\":true") == true, "\(again)")
+
+        for query in ["from:dumbledore", "is:unread", "potion OR quidditch", "-is:read subject:about", "larger:5k"] {
+            let server = try await Self.run(
+                arguments + ["search", "--json", "--limit", "500", "--", query], environment: environment)
+            // No password and a closed port would not matter: offline never connects.
+            var offlineEnvironment = environment
+            offlineEnvironment["MAILSEARCH_PASSWORD"] = nil
+            let offline = try await Self.run(
+                [
+                    "--host", "127.0.0.1", "--port", "1", "--user", MockAccount.user, "--tls", "none",
+                    "--insecure-plaintext",
+                ]
+                    + ["search", "--offline", "--json", "--limit", "500", "--", query],
+                environment: offlineEnvironment)
+            #expect(server.status == 0 && offline.status == 0, "\(query): \(server) \(offline)")
+            #expect(offline.standardOutput == server.standardOutput, "\(query)")
+            #expect(offline.standardError.contains("answered from the local index"), "\(offline)")
+        }
+
+        let status = try await Self.run(arguments + ["index", "status"], environment: environment)
+        #expect(status.status == 0 && status.standardOutput.contains("INBOX: "), "\(status)")
+        let path = account.directory.appendingPathComponent(
+            ".cache/mailsearch/index-\(MockAccount.user)@127.0.0.1.sqlite"
+        ).path
+        let file = try FileManager.default.attributesOfItem(atPath: path)
+        let folder = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
+        #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+
+        let drop = try await Self.run(arguments + ["index", "drop"], environment: environment)
+        #expect(drop.status == 0, "\(drop)")
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix)")
+        }
+    }
+
+    @Test func offlineAndServerContradict() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-index-\(UUID())")
+        let result = try await Self.run(
+            ["--demo", "search", "--offline", "--server", "x"], environment: ToolEnvironment.make(directory))
+        #expect(result.status == 64 && result.standardError.contains("contradict"), "\(result)")
+    }
+}
