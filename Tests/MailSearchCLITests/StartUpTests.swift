@@ -56,7 +56,9 @@ import Transport
             connecting.insert(command.configuration.name)
         }
         #expect(
-            connecting == ["search", "list", "show", "read", "unread", "pin", "unpin", "watch", "mailboxes", "tui"])
+            connecting == [
+                "search", "list", "show", "read", "unread", "pin", "unpin", "watch", "mailboxes", "tui", "sync",
+            ])
     }
 
     @Test func everyWarmUpCallerIsAnswered() async {
