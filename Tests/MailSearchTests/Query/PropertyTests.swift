@@ -4,20 +4,6 @@ import MailSearch
 import TestSupport
 import Testing
 
-/// SplitMix64: a small seeded generator, so a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
 
 /// Checks that every CR and LF in command bytes is either the CRLF that ends a line or inside the
 /// bytes of a literal announced by `{n}` / `{n+}` right before a CRLF. Returns what is wrong, or nil.
