@@ -13,6 +13,10 @@ struct IndexCrashTests {
         try await ToolProcess.run(arguments, environment: environment, timeout: .seconds(90))
     }
 
+    static func indexPath(_ account: MockAccount) -> String {
+        account.directory.appendingPathComponent(".cache/mailsearch/index-\(MockAccount.user)@127.0.0.1.sqlite").path
+    }
+
     /// `PRAGMA integrity_check`, the message count and the distinct rowids, read by Python's
     /// sqlite3 (another reader of the file than the tool).
     static func inspect(_ path: String) async throws -> (integrity: String, messages: Int, distinct: Int) {
@@ -33,8 +37,7 @@ struct IndexCrashTests {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let (environment, arguments) = (account.environment, account.plainArguments)
-        let path = account.directory.appendingPathComponent(".cache/mailsearch/index-\(MockAccount.user)@127.0.0.1.sqlite")
-            .path
+        let path = Self.indexPath(account)
         let total = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
 
         // Killed between windows: the second window's UID FETCH is held, so the first is
@@ -67,7 +70,8 @@ struct IndexCrashTests {
         let done = try await Self.inspect(path)
         #expect(done.integrity == "ok" && done.messages == total && done.distinct == total, "\(done)")
         for query in ["from:dumbledore", "is:unread", "potion OR quidditch"] {
-            let server = try await Self.run(arguments + ["search", "--json", "--limit", "500", query], environment: environment)
+            let server = try await Self.run(
+                arguments + ["search", "--json", "--limit", "500", query], environment: environment)
             let offline = try await Self.run(
                 arguments + ["search", "--offline", "--json", "--limit", "500", query], environment: environment)
             #expect(offline.standardOutput == server.standardOutput, "\(query)")
@@ -78,8 +82,7 @@ struct IndexCrashTests {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let (environment, arguments) = (account.environment, account.plainArguments)
-        let path = account.directory.appendingPathComponent(".cache/mailsearch/index-\(MockAccount.user)@127.0.0.1.sqlite")
-            .path
+        let path = Self.indexPath(account)
         let total = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
         async let first = Self.run(arguments + ["sync"], environment: environment)
         async let second = Self.run(arguments + ["sync"], environment: environment)
