@@ -93,4 +93,3 @@ struct IndexCrashTests {
         #expect(state.integrity == "ok" && state.messages == total && state.distinct == total, "\(state)")
     }
 }
-

@@ -4,7 +4,6 @@ import MailSearch
 import TestSupport
 import Testing
 
-
 /// Checks that every CR and LF in command bytes is either the CRLF that ends a line or inside the
 /// bytes of a literal announced by `{n}` / `{n+}` right before a CRLF. Returns what is wrong, or nil.
 func lineBreakProblem(in bytes: [UInt8]) -> String? {
