@@ -362,6 +362,27 @@ public final class MessageIndex: Sendable {
         }
     }
 
+    /// `uids` of `name` newest first as the server's `SORT (REVERSE ARRIVAL)` orders them: by
+    /// INTERNALDATE, later first, a tie by UID (RFC 5256: by sequence number, which follows UIDs).
+    public func newestFirst(_ uids: [UInt32], in name: String) async throws(StoreError) -> [UInt32] {
+        try await withConnection { (connection) throws(StoreError) -> [UInt32] in
+            let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
+            try find.bind(1, name)
+            guard try find.step() else { return [] }
+            let id = find.int64(0)
+            let read = try connection.prepare("SELECT internal_date FROM message WHERE rowid = ?1")
+            var dated: [(uid: UInt32, date: Int64)] = []
+            dated.reserveCapacity(uids.count)
+            for uid in uids {
+                try read.bind(1, id << 32 | Int64(uid))
+                defer { read.reset() }
+                if try read.step() { dated.append((uid, read.int64(0))) }
+            }
+            dated.sort { $0.date != $1.date ? $0.date > $1.date : $0.uid > $1.uid }
+            return dated.map(\.uid)
+        }
+    }
+
     /// The UIDs indexed in `name`, ascending.
     public func uids(in name: String) async throws(StoreError) -> [UInt32] {
         try await withConnection { (connection) throws(StoreError) in

@@ -58,17 +58,28 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
         }
         for hint in parsed.hints { context.standardError.write("note: \(hint.message)\n") }
         if offline {
-            try await OfflineSearch.run(
+            try await IndexedSearch.offline(
                 parsed.query, text: query, account: account, limit: limit, json: json, context: context)
             return
         }
-        let (limit, query, json) = (limit, query, json)
+        let (limit, query, json, server) = (limit, query, json, server)
         // The history (an fsync) is saved while the messages are fetched, and the people index
         // while the session logs out: neither waits for the other.
         // The people file is read while the server works; it is updated after the output.
         let snapshot = Task { await Listing.peopleSnapshot(context: context) }
         let people = try await OpenAccount.with(account, context: context) {
             (open) throws(CommandFailure) -> Task<Void, Never> in
+            if !server,
+                let first = try await IndexedSearch.online(
+                    parsed.query, open: open, limit: limit, json: json, query: query, context: context)
+            {
+                let settings = open.settings
+                await Self.record(query, settings, context)
+                let known = await snapshot.value
+                return Task {
+                    await Listing.rememberPeople(first, settings: settings, context: context, startingFrom: known)
+                }
+            }
             let found: (list: MessageList, warnings: [String])
             do throws(MailServiceError) {
                 found = try await open.service.searching(parsed.query)

@@ -21,7 +21,7 @@ struct IndexCommandTests {
 
         let missing = try await Self.run(
             arguments + ["search", "--offline", "from:dumbledore"], environment: environment)
-        #expect(missing.status == 1 && missing.standardError.contains("run \"mailsearch sync\" first"), "\(missing)")
+        #expect(missing.status == 1 && missing.standardError.contains("run \"mailsearch sync"), "\(missing)")
 
         let sync = try await Self.run(arguments + ["sync", "--json"], environment: environment)
         #expect(sync.status == 0, "\(sync)")
@@ -64,6 +64,34 @@ struct IndexCommandTests {
         for suffix in ["", "-wal", "-shm"] {
             #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix)")
         }
+    }
+
+    /// With an index, `search` catches it up (one EXAMINE when nothing changed) and answers from
+    /// it: the same rows as `--server`, no UID SORT or SEARCH of the query on the wire, and a
+    /// change another client made since the last sync is in the answer.
+    @Test func searchWithAnIndexAnswersFromItAfterCatchingUp() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let (environment, arguments) = (account.environment, account.plainArguments)
+        #expect(try await Self.run(arguments + ["sync"], environment: environment).status == 0)
+        let unread = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").filter {
+            !(account.server.store.flags(user: MockAccount.user, mailbox: "INBOX", uid: $0) ?? []).contains(.seen)
+        }
+        let changed = try #require(unread.first)
+        try account.server.store.setFlags([.seen], user: MockAccount.user, mailbox: "INBOX", uid: changed)
+        for query in ["is:unread", "from:dumbledore", "potion OR quidditch"] {
+            let local = try await Self.run(
+                arguments + ["--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
+            let server = try await Self.run(
+                arguments + ["search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
+            #expect(local.status == 0 && server.status == 0, "\(local) \(server)")
+            #expect(local.standardOutput == server.standardOutput, "\(query)")
+            #expect(local.standardError.contains("EXAMINE INBOX"), "\(query)")
+            #expect(!local.standardError.contains("UID SORT"), "\(query): the server searched")
+        }
+        let unreadRows = try await Self.run(
+            arguments + ["search", "--json", "--limit", "500", "is:unread"], environment: environment)
+        #expect(!unreadRows.standardOutput.contains("\"uid\":\(changed),"), "UID \(changed) was read by another client")
     }
 
     @Test func offlineAndServerContradict() async throws {
