@@ -11,6 +11,13 @@ enum IndexLocation {
         return path
     }
 
+    /// The index path of the account `options` name, resolved off the cooperative pool.
+    static func path(of options: AccountOptions, environment: [String: String]) async throws(CommandFailure) -> String {
+        try await BlockingWork.run { () throws(CommandFailure) -> String in
+            try path(try AccountSettings.resolve(options, environment: environment), environment: environment)
+        }
+    }
+
     static func open(_ path: String) throws(CommandFailure) -> MessageIndex {
         do throws(StoreError) {
             return try MessageIndex(path: path)
@@ -122,12 +129,7 @@ public struct IndexStatusCommand: AsyncParsableCommand {
     public func validate() throws(UsageError) { try account.validate() }
 
     public func run(context: CommandContext) async throws(CommandFailure) {
-        let account = account
-        let environment = context.environment
-        let path = try await BlockingWork.run { () throws(CommandFailure) -> String in
-            try IndexLocation.path(
-                try AccountSettings.resolve(account, environment: environment), environment: environment)
-        }
+        let path = try await IndexLocation.path(of: account, environment: context.environment)
         guard FileManager.default.fileExists(atPath: path) else {
             context.standardOutput.write(json ? "" : "No local index; run \"mailsearch sync\" to make one.\n")
             return
@@ -196,12 +198,7 @@ public struct IndexDropCommand: AsyncParsableCommand {
     public func validate() throws(UsageError) { try account.validate() }
 
     public func run(context: CommandContext) async throws(CommandFailure) {
-        let account = account
-        let environment = context.environment
-        let path = try await BlockingWork.run { () throws(CommandFailure) -> String in
-            try IndexLocation.path(
-                try AccountSettings.resolve(account, environment: environment), environment: environment)
-        }
+        let path = try await IndexLocation.path(of: account, environment: context.environment)
         guard FileManager.default.fileExists(atPath: path) else {
             context.standardOutput.write("No local index to drop.\n")
             return
