@@ -100,7 +100,12 @@ NOTMUCH_TIME=$(once notmuch new)
 NOTMUCH_BYTES=$(du -sb "$WORK/peers/.notmuch" | cut -f1)
 
 echo "checking the answers ..." >&2
-count() { "$@" 2>/dev/null | wc -l; }
+# Lines one command prints; a failing command stops the run with what it said.
+count() {
+    local out
+    out=$("$@" 2>"$WORK/count.err") || { echo "error: $* failed: $(cat "$WORK/count.err")" >&2; exit 1; }
+    [[ -z $out ]] && echo 0 || wc -l <<< "$out"
+}
 MS_FROM=$(count "$MAILSEARCH" "${ACCOUNT[@]}" search --offline --json --limit 100000 "from:$NAME")
 NM_FROM=$(notmuch count "from:$NAME")
 MS_BODY=$(count "$MAILSEARCH" "${ACCOUNT[@]}" search --offline --json --limit 100000 "body:$WORD")

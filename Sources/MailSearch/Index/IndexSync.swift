@@ -17,6 +17,10 @@ import SearchSemantics
 ///    window committed before the next is asked for. A sync killed at any point resumes here:
 ///    what was committed is not fetched again, what was not is.
 /// 5. The server's HIGHESTMODSEQ and UIDNEXT (as EXAMINE reported them) are stored last.
+///
+/// Where servers differ and the index must know which way this one goes (whether BODY finds a
+/// word in an attached message's header), the first message that tells the two apart is
+/// searched for on the server once, and the index keeps the answer (``MessageIndex/Mailbox``).
 public struct IndexSync: Sendable {
     /// What one sync did.
     public struct Summary: Sendable, Equatable {
@@ -91,6 +95,7 @@ public struct IndexSync: Sendable {
 
         let missing = onServer.filter { !localSet.contains($0) }.reversed()
         var added = 0
+        var attachedHeadersInBody = sameMailbox ? known?.attachedHeadersInBody : nil
         var pending = Array(missing)
         let whole = SectionSpecifier()
         while !pending.isEmpty {
@@ -119,6 +124,15 @@ public struct IndexSync: Sendable {
             }
             let lowest = batch.min() ?? 0
             try await index.store(records, in: mailbox, uidValidity: uidValidity, progress: .indexedDownTo(lowest))
+            if attachedHeadersInBody == nil,
+                let (uid, word) = records.lazy.compactMap({ record in
+                    Self.attachedHeaderWord(record.text).map { (record.uid, $0) }
+                }).first
+            {
+                let found = try await session.search([.uid(SequenceSet(uid)), .body(ByteString(word))], ordered: false)
+                attachedHeadersInBody = found.uids.contains(uid)
+                try await index.setAttachedHeadersInBody(found.uids.contains(uid), in: mailbox)
+            }
             added += records.count
             progress(added, missing.count)
         }
@@ -129,6 +143,40 @@ public struct IndexSync: Sendable {
         let count = try await index.mailbox(mailbox)?.messageCount ?? 0
         return Summary(
             mailbox: mailbox, messages: count, added: added, changed: changed, removed: gone.count, wasInStep: false)
+    }
+
+    /// A word BODY finds in `text` only when it looks in the headers of attached messages (an
+    /// ASCII word, so the search needs no charset); nil when the message does not tell the two
+    /// ways apart.
+    static func attachedHeaderWord(_ text: SearchableText) -> String? {
+        guard let without = text.bodyTextWithoutAttachedHeaders else { return nil }
+        let withoutFolded = without.lowercased()
+        var tried = Set<Substring>()
+        let words = text.bodyText.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        for word in words where word.count >= 4 && word.count <= 40 && tried.count < 500 {
+            guard tried.insert(word).inserted, !withoutFolded.contains(word.lowercased()) else { continue }
+            let keys: [SearchKey] = [.body(ByteString(String(word)))]
+            let probe = Probe(searchText: text)
+            let position = SearchMatcher.Position(sequenceNumber: 1, isRecent: false)
+            let inBody = SearchMatcher(keys: keys, largestSequenceNumber: 1, largestUID: 1, wholeWords: false, now: 0)
+            let notInBody = SearchMatcher(
+                keys: keys, largestSequenceNumber: 1, largestUID: 1, wholeWords: false, now: 0,
+                attachedHeadersInBody: false)
+            if inBody.matches(probe, at: position) && !notInBody.matches(probe, at: position) { return String(word) }
+        }
+        return nil
+    }
+
+    /// A message as the matcher sees it, for ``attachedHeaderWord(_:)``: only its text counts.
+    private struct Probe: SearchableMessage {
+        let searchText: SearchableText
+        var uid: UInt32 { 1 }
+        var internalDate: IMAPDateTime {
+            IMAPDateTime(date: IMAPDate(daysSinceEpoch: 0), hour: 0, minute: 0, second: 0, zoneMinutes: 0)!
+        }
+        var size: Int { 0 }
+        var modificationSequence: UInt64 { 0 }
+        func has(_ flag: Flag) -> Bool { false }
     }
 
     /// `bytes` with every bare LF given its CR, as servers store mail (and as the mock's

@@ -41,8 +41,9 @@ extension MessageIndex {
     /// The UIDs of `mailbox` that match every key, as the server's `UID SEARCH` returns them.
     ///
     /// Servers differ on one point the RFCs settle (RFC 5322 2.1): whether BODY finds a word in
-    /// the header of an attached message. Each message is judged both ways; where the two
-    /// differ, the answer is the server's to give (`.serverDecides`), never a guess.
+    /// the header of an attached message. A sync asks the server which it does and the index
+    /// keeps the answer; until then each message is judged both ways and, where the two differ,
+    /// the answer is the server's to give (`.serverDecides`), never a guess.
     public func search(
         _ keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool = false
     ) async throws(StoreError) -> LocalAnswer {
@@ -53,10 +54,11 @@ extension MessageIndex {
         let needsText = !SearchMatcher.texts(in: keys).isEmpty || Self.readsSentDate(keys)
         let readsBody = Self.readsBody(keys)
         return try await withConnection { (connection) throws(StoreError) -> LocalAnswer in
-            let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
+            let find = try connection.prepare("SELECT id, attached_headers_in_body FROM mailbox WHERE name = ?1")
             try find.bind(1, mailbox)
             guard try find.step() else { return .notIndexed }
             let id = find.int64(0)
+            let serverRule: Bool? = find.isNull(1) ? nil : find.int64(1) != 0
             let columns =
                 needsText
                 ? "rowid, flags, internal_date, zone, size, modseq, text"
@@ -78,10 +80,12 @@ extension MessageIndex {
             try statement.bind(2, (id + 1) << 32)
             if let narrowing { try statement.bind(3, narrowing) }
             let matcher = SearchMatcher(
-                keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now)
+                keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
+                attachedHeadersInBody: serverRule ?? true)
             let dovecotLike = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
                 attachedHeadersInBody: false)
+            let judgesBothWays = readsBody && serverRule == nil
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
             var found: [UInt32] = []
             while try statement.step() {
@@ -98,7 +102,7 @@ extension MessageIndex {
                     size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)),
                     text: text)
                 let matches = matcher.matches(row, at: position)
-                if readsBody, text?.bodyTextWithoutAttachedHeaders != nil,
+                if judgesBothWays, text?.bodyTextWithoutAttachedHeaders != nil,
                     matches != dovecotLike.matches(row, at: position)
                 {
                     return .serverDecides(

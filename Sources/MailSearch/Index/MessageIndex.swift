@@ -12,7 +12,9 @@ import SystemLayer
 /// ## Schema, and why
 /// - `mailbox`: one row per indexed mailbox under its UIDVALIDITY, with the HIGHESTMODSEQ and
 ///   UIDNEXT of the last sync, and `resume_below`: while a first sync runs (newest first), the
-///   lowest UID indexed so far, so a killed sync goes on from there.
+///   lowest UID indexed so far, so a killed sync goes on from there; and what the server was
+///   seen to do where servers differ (`attached_headers_in_body`: whether its BODY finds a word
+///   in an attached message's header), learned by asking it (``IndexSync``).
 /// - `message`: one row per message. Its rowid is `mailbox id << 32 | UID`, so a message is
 ///   found by key without an index, and a mailbox's rows read in rowid order are its messages
 ///   by UID (arrival order): the newest come first by reading backwards, without a sort. The
@@ -42,6 +44,10 @@ public final class MessageIndex: Sendable {
         /// Seconds since 1970 of the last finished sync.
         public var syncedAt: Int?
         public var messageCount: Int
+        /// Whether the server's BODY finds a word in the header of an attached message (RFC
+        /// 5322 2.1 says it is in the body; Dovecot 2.3 does not look there); nil until a sync
+        /// has asked the server.
+        public var attachedHeadersInBody: Bool?
     }
 
     /// One message to store.
@@ -73,8 +79,9 @@ public final class MessageIndex: Sendable {
     public let path: String
     private let database: Mutex<SQLiteConnection?>
 
-    /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt.
-    static let version: Int64 = 2
+    /// The schema's version (`PRAGMA user_version`). Version 2 is brought up to 3 in place (one
+    /// new column); a file of any other version must be dropped.
+    static let version: Int64 = 3
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {
@@ -108,18 +115,27 @@ public final class MessageIndex: Sendable {
     private static func open(_ path: String) throws(StoreError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 30_000)
         let version = try connection.integer("PRAGMA user_version") ?? 0
-        if version != 0 && version != Self.version {
+        if version != 0 && version != 2 && version != Self.version {
             throw StoreError(message: "the index \(path) is of another version; drop it (mailsearch index drop)")
         }
         try connection.execute("PRAGMA journal_mode=WAL")
         try connection.execute("PRAGMA synchronous=NORMAL")
+        if version == 2 {
+            try connection.transaction { () throws(StoreError) in
+                guard try connection.integer("PRAGMA user_version") == 2 else { return }
+                try connection.execute(
+                    "ALTER TABLE mailbox ADD COLUMN attached_headers_in_body INTEGER; PRAGMA user_version=\(Self.version);"
+                )
+            }
+        }
         if version == 0 {
             try connection.transaction { () throws(StoreError) in
                 guard try connection.integer("PRAGMA user_version") == 0 else { return }
                 try connection.execute(
                     """
                     CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
-                        highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER);
+                        highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER,
+                        attached_headers_in_body INTEGER);
                     CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
                         internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL, text BLOB NOT NULL,
                         summary BLOB NOT NULL);
@@ -173,7 +189,8 @@ public final class MessageIndex: Sendable {
         let statement = try connection.prepare(
             """
             SELECT name, uidvalidity, highestmodseq, uidnext, resume_below, synced_at,
-                (SELECT count(*) FROM message WHERE rowid >= mailbox.id << 32 AND rowid < (mailbox.id + 1) << 32)
+                (SELECT count(*) FROM message WHERE rowid >= mailbox.id << 32 AND rowid < (mailbox.id + 1) << 32),
+                attached_headers_in_body
             FROM mailbox ORDER BY name
             """)
         var found: [Mailbox] = []
@@ -184,8 +201,9 @@ public final class MessageIndex: Sendable {
                     highestModificationSequence: statement.isNull(2) ? nil : UInt64(statement.int64(2)),
                     uidNext: statement.isNull(3) ? nil : UInt32(truncatingIfNeeded: statement.int64(3)),
                     resumeBelow: statement.isNull(4) ? nil : UInt32(truncatingIfNeeded: statement.int64(4)),
-                    syncedAt: statement.isNull(5) ? nil : Int(statement.int64(5)), messageCount: Int(statement.int64(6))
-                ))
+                    syncedAt: statement.isNull(5) ? nil : Int(statement.int64(5)),
+                    messageCount: Int(statement.int64(6)),
+                    attachedHeadersInBody: statement.isNull(7) ? nil : statement.int64(7) != 0))
         }
         return found
     }
@@ -250,6 +268,17 @@ public final class MessageIndex: Sendable {
             }
             try connection.execute("VACUUM")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Records what the server's BODY was seen to do with attached messages' headers (nil: not
+    /// known, so the next sync asks again).
+    public func setAttachedHeadersInBody(_ value: Bool?, in name: String) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            let update = try connection.prepare("UPDATE mailbox SET attached_headers_in_body = ?2 WHERE name = ?1")
+            try update.bind(1, name)
+            try update.bind(2, value.map { Int64($0 ? 1 : 0) })
+            try update.run()
         }
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+import IMAPClient
+import IMAPCore
+import MailSearch
+import MockIMAPServer
+import TestSupport
+import Testing
+
+/// Servers differ on whether BODY finds a word in the header of an attached message (RFC 5322
+/// puts it in the body; the mock's BODY finds it, Dovecot 2.3's does not: LocalIndexDovecotTests).
+/// A sync asks the server once and the index answers by what it learned; not knowing, it never
+/// guesses.
+@Suite(.hangGuard, .timeLimit(.minutes(2)))
+struct AttachedHeaderRuleTests {
+    static let forwarded = """
+        From: Ann <ann@example.com>\r
+        To: bob@example.com\r
+        Subject: Fwd: news\r
+        MIME-Version: 1.0\r
+        Content-Type: multipart/mixed; boundary="b"\r
+        \r
+        --b\r
+        Content-Type: text/plain\r
+        \r
+        See below.\r
+        --b\r
+        Content-Type: message/rfc822\r
+        \r
+        From: Carol <carol@example.com>\r
+        Subject: Zanzibar plans\r
+        \r
+        The inner text.\r
+        --b--\r
+
+        """
+
+    @Test func aSyncLearnsTheServersRuleAndTheIndexAnswersByIt() async throws {
+        let server = try await MockIMAPServer.start(
+            .init(
+                listeners: [.implicitTLS()], tls: .selfSigned(hosts: ["localhost"]),
+                users: [.init("alice", password: "secret")]))
+        defer { Task { await server.stop() } }
+        try server.store.append(
+            Array("From: Dan <dan@example.com>\r\nSubject: plain\r\n\r\nNothing attached.\r\n".utf8),
+            user: "alice", mailbox: "INBOX")
+        try server.store.append(Array(Self.forwarded.utf8), user: "alice", mailbox: "INBOX")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-rule-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let index = try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path)
+        let session = try await IMAPSession.connect(ServiceFixture.configuration(server))
+        try await session.login(.password(user: "alice", password: "secret"))
+        _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
+
+        #expect(try await index.mailbox("INBOX")?.attachedHeadersInBody == true, "the mock's BODY finds it")
+        let keys: [SearchKey] = [.body("zanzibar")]
+        let found = try await session.search(keys, ordered: false).uids
+        #expect(found == [2])
+        #expect(try await index.search(keys, in: "INBOX", now: 0) == .uids(found))
+
+        try await index.setAttachedHeadersInBody(nil, in: "INBOX")
+        guard case .serverDecides(let reason) = try await index.search(keys, in: "INBOX", now: 0) else {
+            Issue.record("not knowing the server's rule, the index answered")
+            return
+        }
+        #expect(reason.contains("attached message's header"), "\(reason)")
+        // A key the attached header does not decide is still answered.
+        #expect(try await index.search([.body("below")], in: "INBOX", now: 0) == .uids([2]))
+
+        try await index.setAttachedHeadersInBody(false, in: "INBOX")
+        #expect(try await index.search(keys, in: "INBOX", now: 0) == .uids([]))
+
+        // The next sync that brings a message telling the two apart asks again.
+        try await index.setAttachedHeadersInBody(nil, in: "INBOX")
+        try server.store.append(Array(Self.forwarded.utf8), user: "alice", mailbox: "INBOX")
+        _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
+        #expect(try await index.mailbox("INBOX")?.attachedHeadersInBody == true)
+        await session.logout()
+    }
+}
