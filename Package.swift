@@ -31,6 +31,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "IMAPCore", swiftSettings: strictSettings),
         .target(name: "MailMIME", swiftSettings: strictSettings),
         .target(name: "SearchSemantics", dependencies: ["IMAPCore", "MailMIME"], swiftSettings: strictSettings),
@@ -46,7 +51,8 @@ let package = Package(
         .target(
             name: "MailSearch",
             dependencies: [
-                "CSQLite", "IMAPClient", "IMAPCore", "MailMIME", "SearchSemantics", "SystemLayer", "Transport",
+                "CSQLite", "CZlib", "IMAPClient", "IMAPCore", "MailMIME", "SearchSemantics", "SystemLayer",
+                "Transport",
             ],
             swiftSettings: strictSettings),
         .target(

@@ -38,7 +38,8 @@ extension MessageIndex {
         return keys.lazy.compactMap(reason).first
     }
 
-    /// The UIDs of `mailbox` that match every key, as the server's `UID SEARCH` returns them.
+    /// The UIDs of `mailbox` that match every key, as the server's `UID SEARCH` returns them
+    /// (ascending).
     ///
     /// Servers differ on one point the RFCs settle (RFC 5322 2.1): whether BODY finds a word in
     /// the header of an attached message. A sync asks the server which it does and the index
@@ -46,6 +47,25 @@ extension MessageIndex {
     /// the answer is the server's to give (`.serverDecides`), never a guess.
     public func search(
         _ keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool = false
+    ) async throws(StoreError) -> LocalAnswer {
+        try await evaluate(keys, in: mailbox, now: now, serverMatchesWords: serverMatchesWords, newest: nil)
+    }
+
+    /// The newest `limit` messages of `mailbox` that match every key, newest first as the
+    /// server's `SORT (REVERSE ARRIVAL)` orders them (by INTERNALDATE, a tie by UID): the same
+    /// messages as the first `limit` of ``search(_:in:now:serverMatchesWords:)`` ordered so, found
+    /// without reading the text of the older ones.
+    public func newest(
+        _ limit: Int, matching keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool = false
+    ) async throws(StoreError) -> LocalAnswer {
+        try await evaluate(keys, in: mailbox, now: now, serverMatchesWords: serverMatchesWords, newest: max(limit, 0))
+    }
+
+    /// The candidates (every message of the mailbox, or those the FTS tables narrow a text key
+    /// to) are read from `message` without their text; then, newest first when `newest` is
+    /// given, each is confirmed by the matcher, reading its text only when a key looks at text.
+    private func evaluate(
+        _ keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool, newest limit: Int?
     ) async throws(StoreError) -> LocalAnswer {
         if let reason = Self.reasonForServer(keys, serverMatchesWords: serverMatchesWords) {
             return .serverDecides(reason)
@@ -59,26 +79,45 @@ extension MessageIndex {
             guard try find.step() else { return .notIndexed }
             let id = find.int64(0)
             let serverRule: Bool? = find.isNull(1) ? nil : find.int64(1) != 0
-            let columns =
-                needsText
-                ? "rowid, flags, internal_date, zone, size, modseq, text"
-                : "rowid, flags, internal_date, zone, size, modseq"
             let range = "rowid >= ?1 AND rowid < ?2"
-            let sql =
-                if narrowing != nil {
-                    "SELECT \(columns) FROM message WHERE \(range) AND rowid IN "
-                        + "(SELECT rowid FROM message_text WHERE message_text MATCH ?3) ORDER BY rowid"
-                } else {
-                    "SELECT \(columns) FROM message WHERE \(range) ORDER BY rowid"
-                }
             let largest = try connection.prepare("SELECT max(rowid) FROM message WHERE \(range)")
             try largest.bind(1, id << 32)
             try largest.bind(2, (id + 1) << 32)
             let largestUID = try largest.step() && !largest.isNull(0) ? UInt32(truncatingIfNeeded: largest.int64(0)) : 0
-            let statement = try connection.prepare(sql)
+            // With `limit`, the candidates are listed by rowid and INTERNALDATE only (a few bytes
+            // each, whatever their number), and the rest of a row is read when it is judged;
+            // without, every candidate is judged, so all is read at once.
+            // ?1 and ?2 come first in the text, so the narrowing's `?`s are ?3, ?4, ... in order.
+            let columns = limit == nil ? "rowid, internal_date, flags, zone, size, modseq" : "rowid, internal_date"
+            let statement = try connection.prepare(
+                "SELECT \(columns) FROM message WHERE \(range)"
+                    + (narrowing.map { " AND \($0.sql)" } ?? "") + " ORDER BY rowid")
             try statement.bind(1, id << 32)
             try statement.bind(2, (id + 1) << 32)
-            if let narrowing { try statement.bind(3, narrowing) }
+            for (offset, parameter) in (narrowing?.parameters ?? []).enumerated() {
+                try statement.bind(Int32(offset + 3), parameter)
+            }
+            var candidates: [(rowid: Int64, seconds: Int64)] = []
+            var rows: [Row] = []
+            while try statement.step() {
+                if limit != nil {
+                    candidates.append((statement.int64(0), statement.int64(1)))
+                } else {
+                    rows.append(try Self.row(statement, from: 0))
+                }
+            }
+            candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
+            let readRow = try connection.prepare(
+                "SELECT rowid, internal_date, flags, zone, size, modseq FROM message WHERE rowid = ?1")
+            func row(at index: Int) throws(StoreError) -> Row {
+                guard limit != nil else { return rows[index] }
+                try readRow.bind(1, candidates[index].rowid)
+                defer { readRow.reset() }
+                guard try readRow.step() else {
+                    throw StoreError(message: "the index \(connection.path) lost a message during a search")
+                }
+                return try Self.row(readRow, from: 0)
+            }
             let matcher = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
                 attachedHeadersInBody: serverRule ?? true)
@@ -87,22 +126,23 @@ extension MessageIndex {
                 attachedHeadersInBody: false)
             let judgesBothWays = readsBody && serverRule == nil
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
+            let readText = try connection.prepare("SELECT text FROM message_content WHERE rowid = ?1")
             var found: [UInt32] = []
-            while try statement.step() {
-                var text: SearchableText?
+            for index in 0..<(limit == nil ? rows.count : candidates.count) {
+                if let limit, found.count >= limit { break }
+                var row = try row(at: index)
                 if needsText {
-                    guard let decoded = SearchableText(encoded: statement.blob(6)) else {
+                    try readText.bind(1, id << 32 | Int64(row.uid))
+                    defer { readText.reset() }
+                    guard try readText.step(), let encoded = Deflate.unpacked(readText.blob(0)),
+                        let text = SearchableText(encoded: encoded)
+                    else {
                         throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
                     }
-                    text = decoded
+                    row.text = text
                 }
-                let row = Row(
-                    uid: UInt32(truncatingIfNeeded: statement.int64(0)), flags: Self.flags(statement.text(1)),
-                    internalDate: Self.dateTime(seconds: Int(statement.int64(2)), zoneMinutes: Int(statement.int64(3))),
-                    size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)),
-                    text: text)
                 let matches = matcher.matches(row, at: position)
-                if judgesBothWays, text?.bodyTextWithoutAttachedHeaders != nil,
+                if judgesBothWays, row.text?.bodyTextWithoutAttachedHeaders != nil,
                     matches != dovecotLike.matches(row, at: position)
                 {
                     return .serverDecides(
@@ -113,6 +153,17 @@ extension MessageIndex {
             }
             return .uids(found)
         }
+    }
+
+    /// The row of `rowid, internal_date, flags, zone, size, modseq` at column `first`, its text
+    /// not read.
+    private static func row(_ statement: SQLiteConnection.Statement, from first: Int32) throws(StoreError) -> Row {
+        Row(
+            uid: UInt32(truncatingIfNeeded: statement.int64(first)), flags: flags(statement.text(first + 2)),
+            internalDate: dateTime(
+                seconds: Int(statement.int64(first + 1)), zoneMinutes: Int(statement.int64(first + 3))),
+            seconds: statement.int64(first + 1), size: Int(statement.int64(first + 4)),
+            modificationSequence: UInt64(bitPattern: statement.int64(first + 5)), text: nil)
     }
 
     /// Whether a key is BODY.
@@ -141,11 +192,17 @@ extension MessageIndex {
         }
     }
 
-    /// An FTS5 query whose matches include every message `key` matches (a superset, which the
-    /// matcher then confirms); nil when the index's trigrams cannot narrow it (no text, a term
-    /// under three characters, a NOT, an OR with such a side).
-    static func narrowing(_ key: SearchKey) -> String? {
-        func terms(_ text: ByteString, columns: String) -> String? {
+    /// A condition on `message.rowid` from the FTS5 tables whose rows include every message
+    /// `key` matches (a superset, which the matcher then confirms), with its parameters in
+    /// order; nil when the trigrams cannot narrow it (no text, a term under three characters, a
+    /// NOT, an OR with such a side).
+    struct Narrowing: Equatable {
+        var sql: String
+        var parameters: [String]
+    }
+
+    static func narrowing(_ key: SearchKey) -> Narrowing? {
+        func terms(_ text: ByteString, table: String, columns: String? = nil) -> Narrowing? {
             let folded = Array(CaseFolding.fold(text.string).unicodeScalars)
             guard folded.count >= 3 else { return nil }
             var trigrams: [String] = []
@@ -155,22 +212,29 @@ extension MessageIndex {
                 let quoted = "\"" + trigram.replacing("\"", with: "\"\"") + "\""
                 if !trigrams.contains(quoted) { trigrams.append(quoted) }
             }
-            return "{\(columns)} : (\(trigrams.joined(separator: " AND ")))"
+            let query = "(\(trigrams.joined(separator: " AND ")))"
+            return Narrowing(
+                sql: "rowid IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)",
+                parameters: [columns.map { "{\($0)} : \(query)" } ?? query])
+        }
+        func either(_ left: Narrowing?, _ right: Narrowing?) -> Narrowing? {
+            guard let left, let right else { return nil }
+            return Narrowing(sql: "(\(left.sql) OR \(right.sql))", parameters: left.parameters + right.parameters)
         }
         switch key {
-        case .from(let text): return terms(text, columns: "addr_from")
-        case .to(let text): return terms(text, columns: "addr_to")
-        case .cc(let text): return terms(text, columns: "addr_cc")
-        case .bcc(let text): return terms(text, columns: "addr_bcc")
-        case .subject(let text), .header(_, let text): return terms(text, columns: "headers")
-        case .body(let text): return terms(text, columns: "body")
-        case .text(let text): return terms(text, columns: "headers body parts")
+        case .from(let text): return terms(text, table: "message_address", columns: "addr_from")
+        case .to(let text): return terms(text, table: "message_address", columns: "addr_to")
+        case .cc(let text): return terms(text, table: "message_address", columns: "addr_cc")
+        case .bcc(let text): return terms(text, table: "message_address", columns: "addr_bcc")
+        case .subject(let text), .header(_, let text): return terms(text, table: "message_header")
+        case .body(let text): return terms(text, table: "message_body")
+        case .text(let text): return either(terms(text, table: "message_header"), terms(text, table: "message_body"))
         case .and(let keys):
             let parts = keys.compactMap(narrowing)
-            return parts.isEmpty ? nil : parts.map { "(\($0))" }.joined(separator: " AND ")
-        case .or(let left, let right):
-            guard let left = narrowing(left), let right = narrowing(right) else { return nil }
-            return "(\(left)) OR (\(right))"
+            guard !parts.isEmpty else { return nil }
+            return Narrowing(
+                sql: parts.map(\.sql).joined(separator: " AND "), parameters: parts.flatMap(\.parameters))
+        case .or(let left, let right): return either(narrowing(left), narrowing(right))
         default: return nil
         }
     }
@@ -191,9 +255,11 @@ extension MessageIndex {
         let uid: UInt32
         let flags: [Flag]
         let internalDate: IMAPDateTime
+        /// INTERNALDATE in seconds since 1970, for the newest-first order.
+        let seconds: Int64
         let size: Int
         let modificationSequence: UInt64
-        let text: SearchableText?
+        var text: SearchableText?
 
         func has(_ flag: Flag) -> Bool { flags.contains(flag) }
         /// Only keys that need the text read it, and then it was read (`needsText`).

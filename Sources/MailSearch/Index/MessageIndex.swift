@@ -15,21 +15,28 @@ import SystemLayer
 ///   lowest UID indexed so far, so a killed sync goes on from there; and what the server was
 ///   seen to do where servers differ (`attached_headers_in_body`: whether its BODY finds a word
 ///   in an attached message's header), learned by asking it (``IndexSync``).
-/// - `message`: one row per message. Its rowid is `mailbox id << 32 | UID`, so a message is
-///   found by key without an index, and a mailbox's rows read in rowid order are its messages
-///   by UID (arrival order): the newest come first by reading backwards, without a sort. The
-///   decoded search text (`SearchableText`, what SEARCH looks at) is kept as one blob in its
-///   stored form; it confirms every text match, so an answer is exactly what the rules of
-///   `SearchMatcher` say (the mock server's rules, checked against Dovecot).
-/// - `message_text`: an FTS5 table, contentless (the text is in `message` already) with the
-///   `trigram` tokenizer (substrings, as IMAP matches, not words) over text case folded *by
-///   our own folding* (`case_sensitive 1`), so its trigrams are exactly those of what the
-///   matcher compares: it narrows a text search to candidates and never drops a match.
-///   `detail=column` keeps column filters (FROM looks at the from column only) at a fraction of
-///   `detail=full`'s size. Terms shorter than three characters cannot use it: those read every
-///   row of the mailbox.
+/// - `message`: what a search compares besides text (flags, INTERNALDATE, size, MODSEQ), a few
+///   dozen bytes a row, so a search that reads every row of a mailbox reads little. Its rowid is
+///   `mailbox id << 32 | UID`: a message is found by key without an index, and a mailbox's rows
+///   are a range.
+/// - `message_content`: under the same rowid, the decoded search text (`SearchableText`, what
+///   SEARCH looks at) and the listing summary (``CachedMessage``), each deflated (``Deflate``:
+///   about three to one). The text confirms every text match, so an answer is exactly what the
+///   rules of `SearchMatcher` say (the mock server's rules, checked against Dovecot); a search
+///   inflates only the rows it must confirm. Apart from `message`, so the big rows are not in
+///   the way of a scan of the small ones.
+/// - Three contentless FTS5 tables (the text is in `message_content` already) with the
+///   `trigram` tokenizer (substrings, as IMAP matches, not words) over text case folded *by our
+///   own folding* (`case_sensitive 1`), so their trigrams are exactly those of what the matcher
+///   compares: they narrow a text search to candidates and never drop a match.
+///   `message_address` (FROM, TO, CC, BCC: short) keeps `detail=column`, so FROM looks at the
+///   from column only; `message_body` and `message_header` (every header field and the parts'
+///   MIME headers) keep `detail=none`, a third of `detail=column`'s size on mail text, and one
+///   table each so BODY does not narrow to header matches. Terms shorter than three characters
+///   cannot use them: those read every row of the mailbox.
 /// - WAL, `synchronous=NORMAL` and one transaction per batch of a sync: a kill loses at most the
-///   batch in flight; `BEGIN IMMEDIATE` with a busy timeout makes two syncs take turns.
+///   batch in flight; `BEGIN IMMEDIATE` with a busy timeout makes two syncs take turns. Reads go
+///   through a memory map (no copy of each page into SQLite's cache).
 ///
 /// The file is 0600 in a 0700 directory (it holds mail text, never a password).
 public final class MessageIndex: Sendable {
@@ -79,9 +86,9 @@ public final class MessageIndex: Sendable {
     public let path: String
     private let database: Mutex<SQLiteConnection?>
 
-    /// The schema's version (`PRAGMA user_version`). Version 2 is brought up to 3 in place (one
-    /// new column); a file of any other version must be dropped.
-    static let version: Int64 = 3
+    /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt (the
+    /// index can always be rebuilt from the server).
+    static let version: Int64 = 4
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {
@@ -114,37 +121,44 @@ public final class MessageIndex: Sendable {
 
     private static func open(_ path: String) throws(StoreError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 30_000)
-        let version = try connection.integer("PRAGMA user_version") ?? 0
-        if version != 0 && version != 2 && version != Self.version {
-            throw StoreError(message: "the index \(path) is of another version; drop it (mailsearch index drop)")
-        }
         try connection.execute("PRAGMA journal_mode=WAL")
         try connection.execute("PRAGMA synchronous=NORMAL")
-        if version == 2 {
-            try connection.transaction { () throws(StoreError) in
-                guard try connection.integer("PRAGMA user_version") == 2 else { return }
-                try connection.execute(
-                    "ALTER TABLE mailbox ADD COLUMN attached_headers_in_body INTEGER; PRAGMA user_version=\(Self.version);"
-                )
+        try connection.execute("PRAGMA mmap_size=4294967296")
+        guard try connection.integer("PRAGMA user_version") != Self.version else { return connection }
+        let rebuilt = try connection.transaction { () throws(StoreError) -> Bool in
+            let version = try connection.integer("PRAGMA user_version") ?? 0
+            guard version != Self.version else { return false }
+            if version != 0 {
+                // Virtual tables first: an FTS5 table's own tables go with it.
+                let tables = try connection.prepare(
+                    "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC")
+                var names: [String] = []
+                while try tables.step() { names.append(tables.text(0)) }
+                for name in names where !name.hasPrefix("sqlite_") {
+                    let exists = try connection.prepare("SELECT 1 FROM sqlite_schema WHERE name = ?1")
+                    try exists.bind(1, name)
+                    if try exists.step() { try connection.execute("DROP TABLE \"\(name)\"") }
+                }
             }
+            try connection.execute(
+                """
+                CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
+                    highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER,
+                    attached_headers_in_body INTEGER);
+                CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
+                    internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL);
+                CREATE TABLE message_content(rowid INTEGER PRIMARY KEY, text BLOB NOT NULL, summary BLOB NOT NULL);
+                CREATE VIRTUAL TABLE message_address USING fts5(addr_from, addr_to, addr_cc, addr_bcc,
+                    content='', detail=column, tokenize='trigram case_sensitive 1');
+                CREATE VIRTUAL TABLE message_header USING fts5(headers, parts,
+                    content='', detail=none, tokenize='trigram case_sensitive 1');
+                CREATE VIRTUAL TABLE message_body USING fts5(body,
+                    content='', detail=none, tokenize='trigram case_sensitive 1');
+                PRAGMA user_version=\(Self.version);
+                """)
+            return version != 0
         }
-        if version == 0 {
-            try connection.transaction { () throws(StoreError) in
-                guard try connection.integer("PRAGMA user_version") == 0 else { return }
-                try connection.execute(
-                    """
-                    CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
-                        highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER,
-                        attached_headers_in_body INTEGER);
-                    CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
-                        internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL, text BLOB NOT NULL,
-                        summary BLOB NOT NULL);
-                    CREATE VIRTUAL TABLE message_text USING fts5(addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts,
-                        content='', detail=column, tokenize='trigram case_sensitive 1');
-                    PRAGMA user_version=\(Self.version);
-                    """)
-            }
-        }
+        if rebuilt { try connection.execute("VACUUM") }
         return connection
     }
 
@@ -264,7 +278,11 @@ public final class MessageIndex: Sendable {
                     try delete.bind(1, id)
                     try delete.run()
                 }
-                if name == nil { try connection.execute("INSERT INTO message_text(message_text) VALUES('rebuild')") }
+                // A contentless FTS5 table keeps a deleted row's terms until its segments merge.
+                for table in Self.textTables {
+                    let command = name == nil ? "delete-all" : "optimize"
+                    try connection.execute("INSERT INTO \(table)(\(table)) VALUES('\(command)')")
+                }
             }
             try connection.execute("VACUUM")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -304,15 +322,11 @@ public final class MessageIndex: Sendable {
                 let id = try Self.mailboxID(name, uidValidity: uidValidity, in: connection)
                 try Self.remove(records.map(\.uid), mailboxID: id, in: connection)
                 let insert = try connection.prepare(
-                    """
-                    INSERT INTO message(rowid, modseq, flags, internal_date, zone, size, text, summary)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    """)
-                let insertText = try connection.prepare(
-                    """
-                    INSERT INTO message_text(rowid, addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    """)
+                    "INSERT INTO message(rowid, modseq, flags, internal_date, zone, size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+                )
+                let insertContent = try connection.prepare(
+                    "INSERT INTO message_content(rowid, text, summary) VALUES (?1, ?2, ?3)")
+                let insertText = try TextStatements(connection, deleting: false)
                 for record in records {
                     let rowid = id << 32 | Int64(record.uid)
                     try insert.bind(1, rowid)
@@ -321,11 +335,12 @@ public final class MessageIndex: Sendable {
                     try insert.bind(4, Int64(record.internalDate.secondsSinceEpoch))
                     try insert.bind(5, Int64(record.internalDate.zoneMinutes))
                     try insert.bind(6, Int64(record.size))
-                    try insert.bind(7, record.text.encoded())
-                    try insert.bind(8, record.summary.encoded())
                     try insert.run()
-                    try Self.bindText(record.text, to: insertText, rowid: rowid)
-                    try insertText.run()
+                    try insertContent.bind(1, rowid)
+                    try insertContent.bind(2, Deflate.packed(record.text.encoded()))
+                    try insertContent.bind(3, Deflate.packed(record.summary.encoded()))
+                    try insertContent.run()
+                    try insertText.run(record.text, rowid: rowid)
                 }
                 try Self.record(progress, mailboxID: id, in: connection)
             }
@@ -374,13 +389,17 @@ public final class MessageIndex: Sendable {
             try find.bind(1, name)
             guard try find.step() else { return [] }
             let (id, uidValidity) = (find.int64(0), UInt32(truncatingIfNeeded: find.int64(1)))
-            let read = try connection.prepare("SELECT flags, summary FROM message WHERE rowid = ?1")
+            let read = try connection.prepare(
+                "SELECT message.flags, message_content.summary FROM message JOIN message_content USING (rowid) WHERE rowid = ?1"
+            )
             var emails: [Email] = []
             for uid in uids {
                 try read.bind(1, id << 32 | Int64(uid))
                 defer { read.reset() }
                 guard try read.step() else { continue }
-                guard let summary = CachedMessage(uid: uid, decoding: read.blob(1)) else {
+                guard let stored = Deflate.unpacked(read.blob(1)),
+                    let summary = CachedMessage(uid: uid, decoding: stored)
+                else {
                     throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
                 }
                 emails.append(
@@ -469,13 +488,10 @@ public final class MessageIndex: Sendable {
         throws(StoreError)
     {
         guard !uids.isEmpty else { return }
-        let read = try connection.prepare("SELECT text FROM message WHERE rowid = ?1")
-        let deleteText = try connection.prepare(
-            """
-            INSERT INTO message_text(message_text, rowid, addr_from, addr_to, addr_cc, addr_bcc, headers, body, parts)
-            VALUES ('delete', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """)
+        let read = try connection.prepare("SELECT text FROM message_content WHERE rowid = ?1")
+        let deleteText = try TextStatements(connection, deleting: true)
         let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
+        let deleteContent = try connection.prepare("DELETE FROM message_content WHERE rowid = ?1")
         for uid in uids {
             let rowid = id << 32 | Int64(uid)
             try read.bind(1, rowid)
@@ -486,31 +502,56 @@ public final class MessageIndex: Sendable {
             let stored = read.blob(0)
             read.reset()
             // A contentless FTS5 row is deleted by giving it the values it was indexed with.
-            guard let text = SearchableText(encoded: stored) else {
+            guard let encoded = Deflate.unpacked(stored), let text = SearchableText(encoded: encoded) else {
                 throw StoreError(
                     message: "the index \(connection.path) holds a damaged message; drop it", startsOver: true)
             }
-            try bindText(text, to: deleteText, rowid: rowid)
-            try deleteText.run()
+            try deleteText.run(text, rowid: rowid)
             try delete.bind(1, rowid)
             try delete.run()
+            try deleteContent.bind(1, rowid)
+            try deleteContent.run()
         }
     }
 
-    /// Binds the FTS columns of `text` (case folded: see the schema) to ?1 ... ?8.
-    private static func bindText(
-        _ text: SearchableText, to statement: SQLiteConnection.Statement, rowid: Int64
-    )
-        throws(StoreError)
-    {
-        try statement.bind(1, rowid)
-        try statement.bind(2, text.addressText["from"] ?? "")
-        try statement.bind(3, text.addressText["to"] ?? "")
-        try statement.bind(4, text.addressText["cc"] ?? "")
-        try statement.bind(5, text.addressText["bcc"] ?? "")
-        try statement.bind(6, CaseFolding.fold(text.allHeadersText))
-        try statement.bind(7, CaseFolding.fold(text.bodyText))
-        try statement.bind(8, CaseFolding.fold(text.partHeadersText))
+    /// The FTS5 tables, for commands to all of them.
+    static let textTables = ["message_address", "message_header", "message_body"]
+
+    /// Inserts into (or, `deleting`, deletes from) the FTS5 tables a message's text, case folded
+    /// (see the schema).
+    private struct TextStatements {
+        let address: SQLiteConnection.Statement
+        let header: SQLiteConnection.Statement
+        let body: SQLiteConnection.Statement
+
+        init(_ connection: SQLiteConnection, deleting: Bool) throws(StoreError) {
+            func statement(_ table: String, _ columns: [String]) throws(StoreError) -> SQLiteConnection.Statement {
+                let values = (2...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
+                let names = columns.joined(separator: ", ")
+                return try connection.prepare(
+                    deleting
+                        ? "INSERT INTO \(table)(\(table), rowid, \(names)) VALUES ('delete', ?1, \(values))"
+                        : "INSERT INTO \(table)(rowid, \(names)) VALUES (?1, \(values))")
+            }
+            address = try statement("message_address", ["addr_from", "addr_to", "addr_cc", "addr_bcc"])
+            header = try statement("message_header", ["headers", "parts"])
+            body = try statement("message_body", ["body"])
+        }
+
+        func run(_ text: SearchableText, rowid: Int64) throws(StoreError) {
+            try address.bind(1, rowid)
+            for (column, name) in ["from", "to", "cc", "bcc"].enumerated() {
+                try address.bind(Int32(column + 2), text.addressText[name] ?? "")
+            }
+            try address.run()
+            try header.bind(1, rowid)
+            try header.bind(2, CaseFolding.fold(text.allHeadersText))
+            try header.bind(3, CaseFolding.fold(text.partHeadersText))
+            try header.run()
+            try body.bind(1, rowid)
+            try body.bind(2, CaseFolding.fold(text.bodyText))
+            try body.run()
+        }
     }
 
     static func flagText(_ flags: [Flag]) -> String { flags.map(\.rawValue).joined(separator: " ") }

@@ -34,12 +34,21 @@ enum IndexedSearch {
         return (index, indexed)
     }
 
+    /// Every match (ascending), or with `newest` only the newest that many (newest first): a
+    /// person at a terminal is told how many matched in all; a program reading the output is
+    /// not, and gets its rows without the older matches being read.
     static func answer(
-        _ keys: [SearchKey], in mailbox: String, index: MessageIndex, now: Date, serverMatchesWords: Bool
+        _ keys: [SearchKey], in mailbox: String, index: MessageIndex, now: Date, serverMatchesWords: Bool,
+        newest: Int?
     ) async throws(CommandFailure) -> Outcome {
+        let seconds = Int(now.timeIntervalSince1970)
         let answer = try await reading { () throws(StoreError) in
-            try await index.search(
-                keys, in: mailbox, now: Int(now.timeIntervalSince1970), serverMatchesWords: serverMatchesWords)
+            if let newest {
+                try await index.newest(
+                    newest, matching: keys, in: mailbox, now: seconds, serverMatchesWords: serverMatchesWords)
+            } else {
+                try await index.search(keys, in: mailbox, now: seconds, serverMatchesWords: serverMatchesWords)
+            }
         }
         switch answer {
         case .uids(let uids): return .uids(uids)
@@ -48,12 +57,19 @@ enum IndexedSearch {
         }
     }
 
+    /// Whether the output says how many matched in all ("50 of 1816 shown"): for a person at a
+    /// terminal only.
+    static func countsAll(json: Bool, _ context: CommandContext) -> Bool {
+        !json && context.standardOutput.isTerminal
+    }
+
     /// Prints the newest `limit` of `uids` as the server's search prints them; returns them.
     @discardableResult
     static func print(
         _ uids: [UInt32], of mailbox: String, index: MessageIndex, pinFlag: Flag, limit: Int, json: Bool,
         query: String, context: CommandContext
     ) async throws(CommandFailure) -> [Email] {
+        // `newestFirst` is cheap on what `newest` already ordered (its own order).
         let ordered = try await reading { () throws(StoreError) in try await index.newestFirst(uids, in: mailbox) }
         let newest = Array(ordered.prefix(limit))
         let emails = try await reading { () throws(StoreError) in
@@ -66,7 +82,7 @@ enum IndexedSearch {
         if !json {
             if printed == 0 {
                 context.standardOutput.write("No messages match \"\(SearchHistory.normalized(query))\".\n")
-            } else if context.standardOutput.isTerminal && uids.count > printed {
+            } else if countsAll(json: json, context) && uids.count > printed {
                 context.standardOutput.write("\(printed) of \(uids.count) shown.\n")
             }
         }
@@ -102,7 +118,8 @@ enum IndexedSearch {
             throw Failures.working(error)
         }
         let outcome = try await answer(
-            compiled.programKeys, in: mailbox, index: index, now: Date(), serverMatchesWords: searchContext.isGmail)
+            compiled.programKeys, in: mailbox, index: index, now: Date(), serverMatchesWords: searchContext.isGmail,
+            newest: countsAll(json: json, context) ? nil : limit)
         guard case .uids(let uids) = outcome else { return nil }
         return try await print(
             uids, of: mailbox, index: index, pinFlag: searchContext.pinFlag.flag, limit: limit, json: json,
@@ -143,7 +160,8 @@ enum IndexedSearch {
         }
         defer { index.close() }
         let outcome = try await answer(
-            compiled.programKeys, in: mailbox, index: index, now: now, serverMatchesWords: false)
+            compiled.programKeys, in: mailbox, index: index, now: now, serverMatchesWords: false,
+            newest: countsAll(json: json, context) ? nil : limit)
         guard case .uids(let uids) = outcome else {
             if case .server(let reason) = outcome {
                 throw CommandFailure(

@@ -18,7 +18,8 @@ struct IndexCrashTests {
     }
 
     /// `PRAGMA integrity_check`, the message count and the distinct rowids, read by Python's
-    /// sqlite3 (another reader of the file than the tool).
+    /// sqlite3 (another reader of the file than the tool), which also checks that every message
+    /// has its content and that the FTS5 tables pass their own integrity check.
     static func inspect(_ path: String) async throws -> (integrity: String, messages: Int, distinct: Int) {
         let script = """
             import sqlite3, sys
@@ -26,7 +27,10 @@ struct IndexCrashTests {
             print(c.execute("PRAGMA integrity_check").fetchone()[0])
             print(c.execute("SELECT count(*) FROM message").fetchone()[0])
             print(c.execute("SELECT count(DISTINCT rowid) FROM message").fetchone()[0])
-            c.execute("INSERT INTO message_text(message_text) VALUES('integrity-check')")
+            content = c.execute("SELECT count(*) FROM message_content").fetchone()[0]
+            assert content == c.execute("SELECT count(*) FROM message").fetchone()[0], "a message without content"
+            for table in ("message_address", "message_header", "message_body"):
+                c.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
             """
         let output = try await TestProcess.run("/usr/bin/env", ["python3", "-c", script, path])
         let lines = output.split(separator: "\n").map(String.init)

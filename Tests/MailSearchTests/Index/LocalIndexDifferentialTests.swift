@@ -81,6 +81,11 @@ struct LocalIndexDifferentialTests {
             let server = try await session.search(keys, ordered: false).uids.sorted()
             let local = try await index.search(keys, in: "INBOX", now: Self.now)
             #expect(local == .uids(server), "\(stage): \(query): server \(server.count)")
+            // The newest few, found without reading the older ones, are the first of all of them
+            // ordered newest first.
+            let newest = try await index.newest(7, matching: keys, in: "INBOX", now: Self.now)
+            let ordered = try await index.newestFirst(server, in: "INBOX")
+            #expect(newest == .uids(Array(ordered.prefix(7))), "\(stage): \(query): newest 7")
         }
     }
 }

@@ -85,6 +85,10 @@ struct LocalIndexDovecotTests {
             let onlyLocal = Set(local).subtracting(server).sorted()
             let onlyDovecot = Set(server).subtracting(local).sorted()
             #expect(local == server, "\(stage): \(query): only local \(onlyLocal), only Dovecot \(onlyDovecot)")
+            // The newest ten as Dovecot's SORT (REVERSE ARRIVAL) orders them.
+            let sorted = try await session.search(keys, ordered: true).uids
+            let newest = try await index.newest(10, matching: keys, in: "INBOX", now: 1_710_504_000)
+            #expect(newest == .uids(Array(sorted.prefix(10))), "\(stage): \(query): the newest ten")
         }
         #expect(nonEmpty >= Self.queries.count - 6, "most queries find something")
     }

@@ -1,0 +1,6 @@
+#ifndef MAILSEARCH_CZLIB_SHIM_H
+#define MAILSEARCH_CZLIB_SHIM_H
+
+#include <zlib.h>
+
+#endif
