@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailsearch-bench",
-            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport", "MockIMAPServer"],
+            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport", "MockIMAPServer", "MailSearch"],
             path: "Benchmarks/mailsearch-bench",
             swiftSettings: strictSettings
         ),

@@ -14,8 +14,9 @@ import Darwin
 //   mailsearch-bench fetch [--messages <n>] [--rounds <n>] [--json]
 //   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench summaries [--messages <n> (default 2000)] [--rounds <n> (default 5)] [--json]
+//   mailsearch-bench index-search --index <file> [--mailbox <name>] [--rounds <n> (default 50)] [--json] [query ...]
 
-let usage = "usage: mailsearch-bench <parse|fetch|server-search|summaries> [options] (--help for more)"
+let usage = "usage: mailsearch-bench <parse|fetch|server-search|summaries|index-search> [options] (--help for more)"
 
 let help = """
     OVERVIEW: MailSearch's performance goals, each measured beside a baseline in the same run.
@@ -34,6 +35,9 @@ let help = """
       summaries             Previews from the first N KB of each body; the newest page of 50
                             in one FETCH, in the previous three commands, and with PREVIEW.
                             (default 2000 messages, 5 rounds)
+      index-search          The local index in process (--index <file>, made by mailsearch
+                            sync): the newest 50 matches and their rows beside every match,
+                            p50 and p95 per query. (default 50 rounds)
 
     OPTIONS:
       --messages <n>        Messages to generate (fetch, server-search, summaries).
@@ -57,8 +61,11 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
     exit(0)
 }
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
-guard ["parse", "fetch", "server-search", "summaries"].contains(benchmark) else {
-    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries)")
+guard ["parse", "fetch", "server-search", "summaries", "index-search"].contains(benchmark) else {
+    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries, index-search)")
+}
+if benchmark == "index-search" {
+    runIndexSearchBenchmark(Array(arguments.dropFirst()))
 }
 if benchmark == "fetch" {
     runFetchBenchmark(Array(arguments.dropFirst()))

@@ -61,9 +61,16 @@ extension MessageIndex {
         try await evaluate(keys, in: mailbox, now: now, serverMatchesWords: serverMatchesWords, newest: max(limit, 0))
     }
 
-    /// The candidates (every message of the mailbox, or those the FTS tables narrow a text key
-    /// to) are read from `message` without their text; then, newest first when `newest` is
-    /// given, each is confirmed by the matcher, reading its text only when a key looks at text.
+    /// Without `newest`, the candidates (every message of the mailbox, or those the FTS tables
+    /// narrow a text key to) are read from `message` and each is judged by the matcher, reading
+    /// its text only when a key looks at text.
+    ///
+    /// With `newest`, the messages are walked newest first (`message_date`) and judged until
+    /// that many match: where matches are common (a frequent word, `is:unread`, a term too short
+    /// for the trigrams) this reads a few rows whatever the mailbox's size, where listing the
+    /// FTS candidates would read them all. A narrowed query that has not found its matches
+    /// within ``walkBudget(_:)`` rows is rare, and the FTS candidates, sorted newest first, are
+    /// judged instead.
     private func evaluate(
         _ keys: [SearchKey], in mailbox: String, now: Int, serverMatchesWords: Bool, newest limit: Int?
     ) async throws(StoreError) -> LocalAnswer {
@@ -84,40 +91,16 @@ extension MessageIndex {
             try largest.bind(1, id << 32)
             try largest.bind(2, (id + 1) << 32)
             let largestUID = try largest.step() && !largest.isNull(0) ? UInt32(truncatingIfNeeded: largest.int64(0)) : 0
-            // With `limit`, the candidates are listed by rowid and INTERNALDATE only (a few bytes
-            // each, whatever their number), and the rest of a row is read when it is judged;
-            // without, every candidate is judged, so all is read at once.
             // ?1 and ?2 come first in the text, so the narrowing's `?`s are ?3, ?4, ... in order.
-            let columns = limit == nil ? "rowid, internal_date, flags, zone, size, modseq" : "rowid, internal_date"
-            let statement = try connection.prepare(
-                "SELECT \(columns) FROM message WHERE \(range)"
-                    + (narrowing.map { " AND \($0.sql)" } ?? "") + " ORDER BY rowid")
-            try statement.bind(1, id << 32)
-            try statement.bind(2, (id + 1) << 32)
-            for (offset, parameter) in (narrowing?.parameters ?? []).enumerated() {
-                try statement.bind(Int32(offset + 3), parameter)
-            }
-            var candidates: [(rowid: Int64, seconds: Int64)] = []
-            var rows: [Row] = []
-            while try statement.step() {
-                if limit != nil {
-                    candidates.append((statement.int64(0), statement.int64(1)))
-                } else {
-                    rows.append(try Self.row(statement, from: 0))
+            func bindRange(_ statement: SQLiteConnection.Statement, narrowed: Bool) throws(StoreError) {
+                try statement.bind(1, id << 32)
+                try statement.bind(2, (id + 1) << 32)
+                guard narrowed else { return }
+                for (offset, parameter) in (narrowing?.parameters ?? []).enumerated() {
+                    try statement.bind(Int32(offset + 3), parameter)
                 }
             }
-            candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
-            let readRow = try connection.prepare(
-                "SELECT rowid, internal_date, flags, zone, size, modseq FROM message WHERE rowid = ?1")
-            func row(at index: Int) throws(StoreError) -> Row {
-                guard limit != nil else { return rows[index] }
-                try readRow.bind(1, candidates[index].rowid)
-                defer { readRow.reset() }
-                guard try readRow.step() else {
-                    throw StoreError(message: "the index \(connection.path) lost a message during a search")
-                }
-                return try Self.row(readRow, from: 0)
-            }
+            let rowColumns = "rowid, internal_date, flags, zone, size, modseq"
             let matcher = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
                 attachedHeadersInBody: serverRule ?? true)
@@ -128,9 +111,10 @@ extension MessageIndex {
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
             let readText = try connection.prepare("SELECT text FROM message_content WHERE rowid = ?1")
             var found: [UInt32] = []
-            for index in 0..<(limit == nil ? rows.count : candidates.count) {
-                if let limit, found.count >= limit { break }
-                var row = try row(at: index)
+            var judged = Set<UInt32>()
+            /// Judges `row`; nil when it matches or not, a reason when only the server can say.
+            func judge(_ row: Row) throws(StoreError) -> String? {
+                var row = row
                 if needsText {
                     try readText.bind(1, id << 32 | Int64(row.uid))
                     defer { readText.reset() }
@@ -145,25 +129,68 @@ extension MessageIndex {
                 if judgesBothWays, row.text?.bodyTextWithoutAttachedHeaders != nil,
                     matches != dovecotLike.matches(row, at: position)
                 {
-                    return .serverDecides(
+                    return
                         "UID \(row.uid) matches only by a word in an attached message's header, which BODY finds on some servers and not on others"
-                    )
                 }
                 if matches { found.append(row.uid) }
+                return nil
+            }
+
+            guard let limit else {
+                let statement = try connection.prepare(
+                    "SELECT \(rowColumns) FROM message WHERE \(range)"
+                        + (narrowing.map { " AND \($0.sql)" } ?? "") + " ORDER BY rowid")
+                try bindRange(statement, narrowed: true)
+                while try statement.step() {
+                    if let reason = try judge(Self.row(statement)) { return .serverDecides(reason) }
+                }
+                return .uids(found)
+            }
+            guard limit > 0 else { return .uids([]) }
+            let walk = try connection.prepare(
+                "SELECT \(rowColumns) FROM message INDEXED BY message_date WHERE \(range) "
+                    + "ORDER BY internal_date DESC, rowid DESC")
+            try bindRange(walk, narrowed: false)
+            let budget = narrowing == nil ? Int.max : Self.walkBudget(limit)
+            while found.count < limit, judged.count < budget, try walk.step() {
+                let row = Self.row(walk)
+                judged.insert(row.uid)
+                if let reason = try judge(row) { return .serverDecides(reason) }
+            }
+            guard found.count < limit, judged.count >= budget, let narrowing else { return .uids(found) }
+            // Matches are rare: the FTS candidates, newest first, after those walked.
+            let statement = try connection.prepare(
+                "SELECT rowid, internal_date FROM message WHERE \(range) AND \(narrowing.sql)")
+            try bindRange(statement, narrowed: true)
+            var candidates: [(rowid: Int64, seconds: Int64)] = []
+            while try statement.step() {
+                let rowid = statement.int64(0)
+                if !judged.contains(UInt32(truncatingIfNeeded: rowid)) {
+                    candidates.append((rowid, statement.int64(1)))
+                }
+            }
+            candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
+            let readRow = try connection.prepare("SELECT \(rowColumns) FROM message WHERE rowid = ?1")
+            for candidate in candidates where found.count < limit {
+                try readRow.bind(1, candidate.rowid)
+                defer { readRow.reset() }
+                guard try readRow.step() else { continue }
+                if let reason = try judge(Self.row(readRow)) { return .serverDecides(reason) }
             }
             return .uids(found)
         }
     }
 
-    /// The row of `rowid, internal_date, flags, zone, size, modseq` at column `first`, its text
-    /// not read.
-    private static func row(_ statement: SQLiteConnection.Statement, from first: Int32) throws(StoreError) -> Row {
+    /// How many rows a narrowed search for the newest `limit` walks before it lists the FTS
+    /// candidates instead: past this, matches are rare enough for the candidates to be few.
+    static func walkBudget(_ limit: Int) -> Int { 100 + 4 * limit }
+
+    /// The row of `rowid, internal_date, flags, zone, size, modseq`, its text not read.
+    private static func row(_ statement: SQLiteConnection.Statement) -> Row {
         Row(
-            uid: UInt32(truncatingIfNeeded: statement.int64(first)), flags: flags(statement.text(first + 2)),
-            internalDate: dateTime(
-                seconds: Int(statement.int64(first + 1)), zoneMinutes: Int(statement.int64(first + 3))),
-            seconds: statement.int64(first + 1), size: Int(statement.int64(first + 4)),
-            modificationSequence: UInt64(bitPattern: statement.int64(first + 5)), text: nil)
+            uid: UInt32(truncatingIfNeeded: statement.int64(0)), flags: flags(statement.text(2)),
+            internalDate: dateTime(seconds: Int(statement.int64(1)), zoneMinutes: Int(statement.int64(3))),
+            size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)), text: nil)
     }
 
     /// Whether a key is BODY.
@@ -255,8 +282,6 @@ extension MessageIndex {
         let uid: UInt32
         let flags: [Flag]
         let internalDate: IMAPDateTime
-        /// INTERNALDATE in seconds since 1970, for the newest-first order.
-        let seconds: Int64
         let size: Int
         let modificationSequence: UInt64
         var text: SearchableText?
