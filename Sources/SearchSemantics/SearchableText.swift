@@ -289,45 +289,51 @@ public struct SearchableText: Sendable, Equatable {
 // MARK: - Stored form
 
 extension SearchableText {
-    /// The text as bytes for a store: every string length-prefixed, so any text survives.
-    public func encoded() -> [UInt8] {
-        var writer = Writer()
-        writer.number(2)  // the form's version
-        writer.number(fields.count)
+    /// The text as bytes for a store, in two parts a store may keep apart: the header side
+    /// (fields, addresses, the parts' MIME headers, the Date header; every key but BODY and
+    /// TEXT needs only this) and the body side (``bodyText`` and
+    /// ``bodyTextWithoutAttachedHeaders``). Every string is length-prefixed, so any text
+    /// survives.
+    public func encodedParts() -> (header: [UInt8], body: [UInt8]) {
+        var header = Writer()
+        header.number(3)  // the form's version
+        header.number(fields.count)
         for field in fields {
-            writer.string(field.name)
-            writer.string(field.value)
+            header.string(field.name)
+            header.string(field.value)
         }
         let addressNames = ["from", "to", "cc", "bcc"].filter { addressText[$0] != nil }
-        writer.number(addressNames.count)
+        header.number(addressNames.count)
         for name in addressNames {
-            writer.string(name)
-            writer.string(addressText[name] ?? "")
+            header.string(name)
+            header.string(addressText[name] ?? "")
         }
-        writer.string(bodyText)
-        writer.string(partHeadersText)
-        if let bodyTextWithoutAttachedHeaders {
-            writer.number(1)
-            writer.string(bodyTextWithoutAttachedHeaders)
-        } else {
-            writer.number(0)
-        }
+        header.string(partHeadersText)
         if let sentDate, let sentTimestamp {
-            writer.number(1)
-            writer.number(sentDate.year)
-            writer.number(sentDate.month)
-            writer.number(sentDate.day)
-            writer.number(sentTimestamp + (1 << 40))
+            header.number(1)
+            header.number(sentDate.year)
+            header.number(sentDate.month)
+            header.number(sentDate.day)
+            header.number(sentTimestamp + (1 << 40))
         } else {
-            writer.number(0)
+            header.number(0)
         }
-        return writer.bytes
+        var body = Writer()
+        body.string(bodyText)
+        if let bodyTextWithoutAttachedHeaders {
+            body.number(1)
+            body.string(bodyTextWithoutAttachedHeaders)
+        } else {
+            body.number(0)
+        }
+        return (header.bytes, body.bytes)
     }
 
-    /// The text stored by ``encoded()``; nil when the bytes are not such a text.
-    public init?(encoded bytes: [UInt8]) {
-        var reader = Reader(bytes: bytes)
-        guard reader.number() == 2, let fieldCount = reader.number() else { return nil }
+    /// The text stored by ``encodedParts()``; nil when the bytes are not such a text. Without
+    /// `body` (nil), the body texts are empty: for a reader whose keys do not look at them.
+    public init?(header: [UInt8], body: [UInt8]?) {
+        var reader = Reader(bytes: header)
+        guard reader.number() == 3, let fieldCount = reader.number() else { return nil }
         var fields: [Field] = []
         for _ in 0..<fieldCount {
             guard let name = reader.string(), let value = reader.string() else { return nil }
@@ -339,15 +345,7 @@ extension SearchableText {
             guard let name = reader.string(), let value = reader.string() else { return nil }
             addresses[name] = value
         }
-        guard let body = reader.string(), let partHeaders = reader.string(), let hasOther = reader.number() else {
-            return nil
-        }
-        var withoutAttached: String?
-        if hasOther == 1 {
-            guard let text = reader.string() else { return nil }
-            withoutAttached = text
-        }
-        guard let hasDate = reader.number() else { return nil }
+        guard let partHeaders = reader.string(), let hasDate = reader.number() else { return nil }
         var sentDate: IMAPDate?
         var sentTimestamp: Int?
         if hasDate == 1 {
@@ -358,9 +356,39 @@ extension SearchableText {
             sentTimestamp = timestamp - (1 << 40)
         }
         guard reader.isAtEnd else { return nil }
+        var bodyText = ""
+        var withoutAttached: String?
+        if let body {
+            var reader = Reader(bytes: body)
+            guard let text = reader.string(), let hasOther = reader.number() else { return nil }
+            bodyText = text
+            if hasOther == 1 {
+                guard let text = reader.string() else { return nil }
+                withoutAttached = text
+            }
+            guard reader.isAtEnd else { return nil }
+        }
         self.init(
-            fields: fields, addressText: addresses, bodyText: body, partHeadersText: partHeaders,
+            fields: fields, addressText: addresses, bodyText: bodyText, partHeadersText: partHeaders,
             bodyTextWithoutAttachedHeaders: withoutAttached, sentDate: sentDate, sentTimestamp: sentTimestamp)
+    }
+
+    /// The text as one run of bytes: ``encodedParts()``, each part length-prefixed.
+    public func encoded() -> [UInt8] {
+        let (header, body) = encodedParts()
+        var writer = Writer()
+        writer.number(header.count)
+        writer.bytes += header
+        writer.number(body.count)
+        writer.bytes += body
+        return writer.bytes
+    }
+
+    /// The text stored by ``encoded()``; nil when the bytes are not such a text.
+    public init?(encoded bytes: [UInt8]) {
+        var reader = Reader(bytes: bytes)
+        guard let header = reader.run(), let body = reader.run(), reader.isAtEnd else { return nil }
+        self.init(header: header, body: body)
     }
 
     private struct Writer {
@@ -405,6 +433,12 @@ extension SearchableText {
             guard let count = number(), count <= bytes.count - offset else { return nil }
             defer { offset += count }
             return String(decoding: bytes[offset..<offset + count], as: UTF8.self)
+        }
+
+        mutating func run() -> [UInt8]? {
+            guard let count = number(), count <= bytes.count - offset else { return nil }
+            defer { offset += count }
+            return Array(bytes[offset..<offset + count])
         }
     }
 }

@@ -80,6 +80,7 @@ extension MessageIndex {
         let narrowing = Self.narrowing(.and(keys))
         let needsText = !SearchMatcher.texts(in: keys).isEmpty || Self.readsSentDate(keys)
         let readsBody = Self.readsBody(keys)
+        let readsBodyText = Self.readsBodyText(keys)
         return try await withConnection { (connection) throws(StoreError) -> LocalAnswer in
             let find = try connection.prepare("SELECT id, attached_headers_in_body FROM mailbox WHERE name = ?1")
             try find.bind(1, mailbox)
@@ -109,7 +110,10 @@ extension MessageIndex {
                 attachedHeadersInBody: false)
             let judgesBothWays = readsBody && serverRule == nil
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
-            let readText = try connection.prepare("SELECT text FROM message_content WHERE rowid = ?1")
+            let readText = try connection.prepare(
+                readsBodyText
+                    ? "SELECT header, body FROM message_content WHERE rowid = ?1"
+                    : "SELECT header FROM message_content WHERE rowid = ?1")
             var found: [UInt32] = []
             var judged = Set<UInt32>()
             /// Judges `row`; nil when it matches or not, a reason when only the server can say.
@@ -118,8 +122,10 @@ extension MessageIndex {
                 if needsText {
                     try readText.bind(1, id << 32 | Int64(row.uid))
                     defer { readText.reset() }
-                    guard try readText.step(), let encoded = Deflate.unpacked(readText.blob(0)),
-                        let text = SearchableText(encoded: encoded)
+                    // A body that does not inflate ([0xFF]) makes the text unreadable: damaged.
+                    guard try readText.step(), let header = Deflate.unpacked(readText.blob(0)),
+                        let text = SearchableText(
+                            header: header, body: readsBodyText ? Deflate.unpacked(readText.blob(1)) ?? [0xFF] : nil)
                     else {
                         throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
                     }
@@ -201,6 +207,20 @@ extension MessageIndex {
             case .not(let inner): return readsBody([inner])
             case .or(let left, let right): return readsBody([left, right])
             case .and(let inner): return readsBody(inner)
+            default: return false
+            }
+        }
+    }
+
+    /// Whether a key looks at the body's text (BODY, TEXT): only those read the body side of
+    /// the stored text.
+    private static func readsBodyText(_ keys: [SearchKey]) -> Bool {
+        keys.contains { key in
+            switch key {
+            case .body, .text: return true
+            case .not(let inner): return readsBodyText([inner])
+            case .or(let left, let right): return readsBodyText([left, right])
+            case .and(let inner): return readsBodyText(inner)
             default: return false
             }
         }

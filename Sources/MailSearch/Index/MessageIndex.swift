@@ -21,8 +21,9 @@ import SystemLayer
 ///   are a range. `message_date` (INTERNALDATE, then rowid) walks the messages newest first as
 ///   `SORT (REVERSE ARRIVAL)` orders them, so the newest matches are found without a sort.
 /// - `message_content`: under the same rowid, the decoded search text (`SearchableText`, what
-///   SEARCH looks at) and the listing summary (``CachedMessage``), each deflated (``Deflate``:
-///   about three to one). The text confirms every text match, so an answer is exactly what the
+///   SEARCH looks at) in two parts, its header side and its body side (only BODY and TEXT read
+///   the second), and the listing summary (``CachedMessage``), each deflated (``Deflate``: about
+///   three to one). The text confirms every text match, so an answer is exactly what the
 ///   rules of `SearchMatcher` say (the mock server's rules, checked against Dovecot); a search
 ///   inflates only the rows it must confirm. Apart from `message`, so the big rows are not in
 ///   the way of a scan of the small ones.
@@ -90,7 +91,7 @@ public final class MessageIndex: Sendable {
 
     /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt (the
     /// index can always be rebuilt from the server).
-    static let version: Int64 = 5
+    static let version: Int64 = 6
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {
@@ -149,7 +150,8 @@ public final class MessageIndex: Sendable {
                 CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
                     internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL);
                 CREATE INDEX message_date ON message(internal_date);
-                CREATE TABLE message_content(rowid INTEGER PRIMARY KEY, text BLOB NOT NULL, summary BLOB NOT NULL);
+                CREATE TABLE message_content(rowid INTEGER PRIMARY KEY, header BLOB NOT NULL, body BLOB NOT NULL,
+                    summary BLOB NOT NULL);
                 CREATE VIRTUAL TABLE message_address USING fts5(addr_from, addr_to, addr_cc, addr_bcc,
                     content='', detail=column, tokenize='trigram case_sensitive 1');
                 CREATE VIRTUAL TABLE message_header USING fts5(headers, parts,
@@ -327,7 +329,7 @@ public final class MessageIndex: Sendable {
                     "INSERT INTO message(rowid, modseq, flags, internal_date, zone, size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
                 )
                 let insertContent = try connection.prepare(
-                    "INSERT INTO message_content(rowid, text, summary) VALUES (?1, ?2, ?3)")
+                    "INSERT INTO message_content(rowid, header, body, summary) VALUES (?1, ?2, ?3, ?4)")
                 let insertText = try TextStatements(connection, deleting: false)
                 for record in records {
                     let rowid = id << 32 | Int64(record.uid)
@@ -339,8 +341,10 @@ public final class MessageIndex: Sendable {
                     try insert.bind(6, Int64(record.size))
                     try insert.run()
                     try insertContent.bind(1, rowid)
-                    try insertContent.bind(2, Deflate.packed(record.text.encoded()))
-                    try insertContent.bind(3, Deflate.packed(record.summary.encoded()))
+                    let (header, body) = record.text.encodedParts()
+                    try insertContent.bind(2, Deflate.packed(header))
+                    try insertContent.bind(3, Deflate.packed(body))
+                    try insertContent.bind(4, Deflate.packed(record.summary.encoded()))
                     try insertContent.run()
                     try insertText.run(record.text, rowid: rowid)
                 }
@@ -490,7 +494,7 @@ public final class MessageIndex: Sendable {
         throws(StoreError)
     {
         guard !uids.isEmpty else { return }
-        let read = try connection.prepare("SELECT text FROM message_content WHERE rowid = ?1")
+        let read = try connection.prepare("SELECT header, body FROM message_content WHERE rowid = ?1")
         let deleteText = try TextStatements(connection, deleting: true)
         let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
         let deleteContent = try connection.prepare("DELETE FROM message_content WHERE rowid = ?1")
@@ -501,10 +505,12 @@ public final class MessageIndex: Sendable {
                 read.reset()
                 continue
             }
-            let stored = read.blob(0)
+            let (storedHeader, storedBody) = (read.blob(0), read.blob(1))
             read.reset()
             // A contentless FTS5 row is deleted by giving it the values it was indexed with.
-            guard let encoded = Deflate.unpacked(stored), let text = SearchableText(encoded: encoded) else {
+            guard let header = Deflate.unpacked(storedHeader), let body = Deflate.unpacked(storedBody),
+                let text = SearchableText(header: header, body: body)
+            else {
                 throw StoreError(
                     message: "the index \(connection.path) holds a damaged message; drop it", startsOver: true)
             }

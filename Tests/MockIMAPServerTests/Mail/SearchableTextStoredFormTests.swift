@@ -16,6 +16,11 @@ import Testing
         for field in text.fields {
             #expect(decoded.headerText(field.name) == text.headerText(field.name))
         }
+        // The header side alone: everything but the body's text.
+        let header = try #require(SearchableText(header: text.encodedParts().header, body: nil))
+        #expect(header.fields == text.fields && header.addressText == text.addressText)
+        #expect(header.partHeadersText == text.partHeadersText && header.sentDate == text.sentDate)
+        #expect(header.bodyText == "" && header.bodyTextWithoutAttachedHeaders == nil)
     }
 
     @Test func bytesThatAreNotAStoredFormAreRefused() throws {
@@ -25,5 +30,8 @@ import Testing
         #expect(SearchableText(encoded: encoded + [0]) == nil)
         #expect(SearchableText(encoded: [9] + encoded.dropFirst()) == nil)
         #expect(SearchableText(encoded: []) == nil)
+        let (header, body) = text.encodedParts()
+        #expect(SearchableText(header: header, body: body + [0]) == nil)
+        #expect(SearchableText(header: Array(header.dropLast()), body: nil) == nil)
     }
 }
