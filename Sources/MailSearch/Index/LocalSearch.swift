@@ -88,10 +88,13 @@ extension MessageIndex {
             let id = find.int64(0)
             let serverRule: Bool? = find.isNull(1) ? nil : find.int64(1) != 0
             let range = "rowid >= ?1 AND rowid < ?2"
-            let largest = try connection.prepare("SELECT max(rowid) FROM message WHERE \(range)")
+            let largest = try connection.prepare("SELECT max(rowid), min(rowid) FROM message WHERE \(range)")
             try largest.bind(1, id << 32)
             try largest.bind(2, (id + 1) << 32)
-            let largestUID = try largest.step() && !largest.isNull(0) ? UInt32(truncatingIfNeeded: largest.int64(0)) : 0
+            let hasRows = try largest.step() && !largest.isNull(0)
+            let largestUID = hasRows ? UInt32(truncatingIfNeeded: largest.int64(0)) : 0
+            // At least the mailbox's message count (UIDs ascend with gaps).
+            let uidSpan = hasRows ? Int(largest.int64(0) - largest.int64(1)) + 1 : 0
             // ?1 and ?2 come first in the text, so the narrowing's `?`s are ?3, ?4, ... in order.
             func bindRange(_ statement: SQLiteConnection.Statement, narrowed: Bool) throws(StoreError) {
                 try statement.bind(1, id << 32)
@@ -142,6 +145,30 @@ extension MessageIndex {
                 return nil
             }
 
+            /// Judges the candidates `narrowing` gives, not walked yet, newest first, until
+            /// `limit` match.
+            func judgeCandidates(_ narrowing: Narrowing, limit: Int) throws(StoreError) -> LocalAnswer {
+                let statement = try connection.prepare(
+                    "SELECT rowid, internal_date FROM message WHERE \(range) AND \(narrowing.sql)")
+                try bindRange(statement, narrowed: true)
+                var candidates: [(rowid: Int64, seconds: Int64)] = []
+                while try statement.step() {
+                    let rowid = statement.int64(0)
+                    if !judged.contains(UInt32(truncatingIfNeeded: rowid)) {
+                        candidates.append((rowid, statement.int64(1)))
+                    }
+                }
+                candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
+                let readRow = try connection.prepare("SELECT \(rowColumns) FROM message WHERE rowid = ?1")
+                for candidate in candidates where found.count < limit {
+                    try readRow.bind(1, candidate.rowid)
+                    defer { readRow.reset() }
+                    guard try readRow.step() else { continue }
+                    if let reason = try judge(Self.row(readRow)) { return .serverDecides(reason) }
+                }
+                return .uids(found)
+            }
+
             guard let limit else {
                 let statement = try connection.prepare(
                     "SELECT \(rowColumns) FROM message WHERE \(range)"
@@ -157,38 +184,32 @@ extension MessageIndex {
                 "SELECT \(rowColumns) FROM message INDEXED BY message_date WHERE \(range) "
                     + "ORDER BY internal_date DESC, rowid DESC")
             try bindRange(walk, narrowed: false)
-            let budget = narrowing == nil ? Int.max : Self.walkBudget(limit)
+            // A narrowed query walks when its candidates are dense enough for the walk budget to
+            // hold `limit` of them (matches, where candidates are, are likely near the top);
+            // otherwise, and when the walk finds fewer, it judges the candidates.
+            let budget: Int
+            if let narrowing {
+                let cap = max(limit, limit * uidSpan / Self.walkBudget(limit))
+                guard try narrowing.candidates(upTo: cap, in: connection) >= cap else {
+                    return try judgeCandidates(narrowing, limit: limit)
+                }
+                budget = Self.walkBudget(limit)
+            } else {
+                budget = Int.max
+            }
             while found.count < limit, judged.count < budget, try walk.step() {
                 let row = Self.row(walk)
                 judged.insert(row.uid)
                 if let reason = try judge(row) { return .serverDecides(reason) }
             }
             guard found.count < limit, judged.count >= budget, let narrowing else { return .uids(found) }
-            // Matches are rare: the FTS candidates, newest first, after those walked.
-            let statement = try connection.prepare(
-                "SELECT rowid, internal_date FROM message WHERE \(range) AND \(narrowing.sql)")
-            try bindRange(statement, narrowed: true)
-            var candidates: [(rowid: Int64, seconds: Int64)] = []
-            while try statement.step() {
-                let rowid = statement.int64(0)
-                if !judged.contains(UInt32(truncatingIfNeeded: rowid)) {
-                    candidates.append((rowid, statement.int64(1)))
-                }
-            }
-            candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
-            let readRow = try connection.prepare("SELECT \(rowColumns) FROM message WHERE rowid = ?1")
-            for candidate in candidates where found.count < limit {
-                try readRow.bind(1, candidate.rowid)
-                defer { readRow.reset() }
-                guard try readRow.step() else { continue }
-                if let reason = try judge(Self.row(readRow)) { return .serverDecides(reason) }
-            }
-            return .uids(found)
+            // Matches are rarer than the candidates: the candidates, newest first, after those walked.
+            return try judgeCandidates(narrowing, limit: limit)
         }
     }
 
-    /// How many rows a narrowed search for the newest `limit` walks before it lists the FTS
-    /// candidates instead: past this, matches are rare enough for the candidates to be few.
+    /// How many rows a narrowed search for the newest `limit` walks before it judges the FTS
+    /// candidates instead.
     static func walkBudget(_ limit: Int) -> Int { 100 + 4 * limit }
 
     /// The row of `rowid, internal_date, flags, zone, size, modseq`, its text not read.
@@ -240,12 +261,51 @@ extension MessageIndex {
     }
 
     /// A condition on `message.rowid` from the FTS5 tables whose rows include every message
-    /// `key` matches (a superset, which the matcher then confirms), with its parameters in
-    /// order; nil when the trigrams cannot narrow it (no text, a term under three characters, a
-    /// NOT, an OR with such a side).
-    struct Narrowing: Equatable {
-        var sql: String
-        var parameters: [String]
+    /// `key` matches (a superset, which the matcher then confirms); nil when the trigrams cannot
+    /// narrow it (no text, a term under three characters, a NOT, an OR with such a side).
+    indirect enum Narrowing: Equatable, Sendable {
+        /// The rows of an FTS5 table that match a query.
+        case match(table: String, query: String)
+        case all([Narrowing])
+        case either(Narrowing, Narrowing)
+
+        /// The condition in SQL, its `?`s standing for ``parameters`` in order.
+        var sql: String {
+            switch self {
+            case .match(let table, _): return "rowid IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)"
+            case .all(let parts): return parts.map(\.sql).joined(separator: " AND ")
+            case .either(let left, let right): return "(\(left.sql) OR \(right.sql))"
+            }
+        }
+
+        var parameters: [String] {
+            switch self {
+            case .match(_, let query): return [query]
+            case .all(let parts): return parts.flatMap(\.parameters)
+            case .either(let left, let right): return left.parameters + right.parameters
+            }
+        }
+
+        /// How many candidates the condition gives, counted up to `cap` (each FTS5 query stops
+        /// there, so a frequent term costs no more than a rare one): `cap` means at least that.
+        func candidates(upTo cap: Int, in connection: SQLiteConnection) throws(StoreError) -> Int {
+            switch self {
+            case .match(let table, let query):
+                let count = try connection.prepare(
+                    "SELECT count(*) FROM (SELECT rowid FROM \(table) WHERE \(table) MATCH ?1 LIMIT ?2)")
+                try count.bind(1, query)
+                try count.bind(2, Int64(cap))
+                return try count.step() ? Int(count.int64(0)) : 0
+            case .all(let parts):
+                var fewest = cap
+                for part in parts { fewest = min(fewest, try part.candidates(upTo: fewest, in: connection)) }
+                return fewest
+            case .either(let left, let right):
+                let first = try left.candidates(upTo: cap, in: connection)
+                guard first < cap else { return cap }
+                return min(cap, first + (try right.candidates(upTo: cap - first, in: connection)))
+            }
+        }
     }
 
     static func narrowing(_ key: SearchKey) -> Narrowing? {
@@ -260,13 +320,11 @@ extension MessageIndex {
                 if !trigrams.contains(quoted) { trigrams.append(quoted) }
             }
             let query = "(\(trigrams.joined(separator: " AND ")))"
-            return Narrowing(
-                sql: "rowid IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)",
-                parameters: [columns.map { "{\($0)} : \(query)" } ?? query])
+            return .match(table: table, query: columns.map { "{\($0)} : \(query)" } ?? query)
         }
         func either(_ left: Narrowing?, _ right: Narrowing?) -> Narrowing? {
             guard let left, let right else { return nil }
-            return Narrowing(sql: "(\(left.sql) OR \(right.sql))", parameters: left.parameters + right.parameters)
+            return .either(left, right)
         }
         switch key {
         case .from(let text): return terms(text, table: "message_address", columns: "addr_from")
@@ -278,9 +336,8 @@ extension MessageIndex {
         case .text(let text): return either(terms(text, table: "message_header"), terms(text, table: "message_body"))
         case .and(let keys):
             let parts = keys.compactMap(narrowing)
-            guard !parts.isEmpty else { return nil }
-            return Narrowing(
-                sql: parts.map(\.sql).joined(separator: " AND "), parameters: parts.flatMap(\.parameters))
+            if parts.count <= 1 { return parts.first }
+            return .all(parts)
         case .or(let left, let right): return either(narrowing(left), narrowing(right))
         default: return nil
         }
