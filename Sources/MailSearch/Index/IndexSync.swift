@@ -98,43 +98,64 @@ public struct IndexSync: Sendable {
         var attachedHeadersInBody = sameMailbox ? known?.attachedHeadersInBody : nil
         var pending = Array(missing)
         let whole = SectionSpecifier()
-        while !pending.isEmpty {
-            let batch = Array(pending.prefix(max(window, 1)))
-            pending.removeFirst(batch.count)
-            var records: [MessageIndex.Record] = []
-            var items: [FetchAttribute] = [
-                .uid, .flags, .internalDate, .rfc822Size, .bodySection(peek: true, section: whole, partial: nil),
-            ]
-            if serverModificationSequence != nil { items.append(.modificationSequence) }
-            for try await message in session.fetch(SequenceSet(numbers: batch), items: items) {
-                guard let uid = message.uid, let internalDate = message.internalDate else { continue }
-                let bytes = Self.crlf(Array(message.bodySection(whole)?.bytes ?? []))
-                let mime = MIMEMessage(bytes: bytes)
-                let flags = (message.flags ?? []).filter { $0 != .recent }
-                let received = Date(timeIntervalSince1970: TimeInterval(internalDate.secondsSinceEpoch))
-                let email = Email(
-                    id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: uid),
-                    summary: MailSummary(message: mime), receivedDate: received, flags: flags, pinFlag: .flagged)
-                records.append(
-                    MessageIndex.Record(
-                        uid: uid, flags: flags, internalDate: internalDate,
-                        size: Int(message.size ?? UInt64(bytes.count)),
-                        modificationSequence: message.modificationSequence ?? 0, text: SearchableText(mime),
-                        summary: CachedMessage(email)))
+        // One window is stored while the next is fetched: at most one store in flight, each
+        // awaited before the next begins, so the windows commit in order (a kill loses at most
+        // the two in flight, and the resume point is always a committed window's).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            /// The window whose store is in flight.
+            var storing: [MessageIndex.Record] = []
+            /// After the window in flight is committed: its progress, and the server's rule
+            /// asked for where one of its messages tells the two ways apart.
+            func committed() async throws {
+                try await group.next()
+                added += storing.count
+                if !storing.isEmpty { progress(added, missing.count) }
+                if attachedHeadersInBody == nil,
+                    let (uid, word) = storing.lazy.compactMap({ record in
+                        Self.attachedHeaderWord(record.text).map { (record.uid, $0) }
+                    }).first
+                {
+                    let found = try await session.search(
+                        [.uid(SequenceSet(uid)), .body(ByteString(word))], ordered: false)
+                    attachedHeadersInBody = found.uids.contains(uid)
+                    try await index.setAttachedHeadersInBody(found.uids.contains(uid), in: mailbox)
+                }
+                storing = []
             }
-            let lowest = batch.min() ?? 0
-            try await index.store(records, in: mailbox, uidValidity: uidValidity, progress: .indexedDownTo(lowest))
-            if attachedHeadersInBody == nil,
-                let (uid, word) = records.lazy.compactMap({ record in
-                    Self.attachedHeaderWord(record.text).map { (record.uid, $0) }
-                }).first
-            {
-                let found = try await session.search([.uid(SequenceSet(uid)), .body(ByteString(word))], ordered: false)
-                attachedHeadersInBody = found.uids.contains(uid)
-                try await index.setAttachedHeadersInBody(found.uids.contains(uid), in: mailbox)
+            while !pending.isEmpty {
+                let batch = Array(pending.prefix(max(window, 1)))
+                pending.removeFirst(batch.count)
+                var records: [MessageIndex.Record] = []
+                var items: [FetchAttribute] = [
+                    .uid, .flags, .internalDate, .rfc822Size, .bodySection(peek: true, section: whole, partial: nil),
+                ]
+                if serverModificationSequence != nil { items.append(.modificationSequence) }
+                for try await message in session.fetch(SequenceSet(numbers: batch), items: items) {
+                    guard let uid = message.uid, let internalDate = message.internalDate else { continue }
+                    let bytes = Self.crlf(Array(message.bodySection(whole)?.bytes ?? []))
+                    let mime = MIMEMessage(bytes: bytes)
+                    let flags = (message.flags ?? []).filter { $0 != .recent }
+                    let received = Date(timeIntervalSince1970: TimeInterval(internalDate.secondsSinceEpoch))
+                    let email = Email(
+                        id: Email.ID(mailbox: mailbox, uidValidity: uidValidity, uid: uid),
+                        summary: MailSummary(message: mime), receivedDate: received, flags: flags, pinFlag: .flagged)
+                    records.append(
+                        MessageIndex.Record(
+                            uid: uid, flags: flags, internalDate: internalDate,
+                            size: Int(message.size ?? UInt64(bytes.count)),
+                            modificationSequence: message.modificationSequence ?? 0, text: SearchableText(mime),
+                            summary: CachedMessage(email)))
+                }
+                try await committed()
+                let lowest = batch.min() ?? 0
+                let window = records
+                group.addTask {
+                    try await index.store(
+                        window, in: mailbox, uidValidity: uidValidity, progress: .indexedDownTo(lowest))
+                }
+                storing = records
             }
-            added += records.count
-            progress(added, missing.count)
+            try await committed()
         }
         try await index.updateFlags(
             [], in: mailbox, uidValidity: uidValidity,

@@ -44,11 +44,20 @@ struct IndexCrashTests {
         let path = Self.indexPath(account)
         let total = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").count
 
-        // Killed between windows: the second window's UID FETCH is held, so the first is
-        // committed and the second not asked for.
+        // Killed between windows: the second window's UID FETCH is held. A window is stored
+        // while the next is fetched, so the first is committed while the second hangs (the
+        // test waits for that commit, read by another process), and the second is never asked for.
         let hold = account.server.faults.add(.command("UID FETCH", occurrence: 2), .delay(.seconds(120)))
         let held = try ToolProcess.start(arguments + ["sync"], environment: environment)
         #expect(await account.server.faults.waitUntilFired(count: 1))
+        var firstCommitted = false
+        for _ in 0..<200 where !firstCommitted {
+            if FileManager.default.fileExists(atPath: path) {
+                firstCommitted = try await Self.inspect(path).messages == 250
+            }
+            if !firstCommitted { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(firstCommitted, "the first window was not committed while the second was fetched")
         held.send(SIGKILL)
         let killed = await held.finished()
         #expect(killed.status != 0, "\(killed)")
