@@ -139,20 +139,7 @@ extension ByteCursor {
         let start = index
         try expect(UInt8(ascii: "\""))
         let contentStart = index
-        // Fast scan without bounds checks for the closing quote or a byte that needs attention.
-        let stop = storage.withUnsafeBufferPointer { buffer -> Int in
-            var position = contentStart
-            while position < endIndex {
-                let byte = buffer[position]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\r")
-                    || byte == UInt8(ascii: "\n") || byte == 0
-                {
-                    break
-                }
-                position += 1
-            }
-            return position
-        }
+        let stop = scanQuotedContent(from: contentStart)
         index = stop
         if index < endIndex {
             let byte = storage[index]
@@ -192,6 +179,44 @@ extension ByteCursor {
         }
         index = start
         throw error(.unexpectedEnd, "unterminated quoted string")
+    }
+
+    /// The index of the first byte at or after `start` that ends a quoted string's plain run: a
+    /// quote, a backslash, CR, LF or NUL (or `endIndex`). Eight bytes at a time: a byte-wise loop
+    /// with five comparisons per byte was a tenth of the parse of an envelope FETCH.
+    @inlinable func scanQuotedContent(from start: Int) -> Int {
+        storage.withUnsafeBytes { bytes -> Int in
+            // `endIndex <= storage.count` (it is the array's end) and every read below is at a
+            // position under `endIndex`: a word load only when all eight bytes are.
+            var position = start
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            // Nonzero exactly when some byte of `word` is zero.
+            @inline(__always) func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+            while position + 8 <= endIndex {
+                // The first byte in the lowest bits on any machine.
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let stops =
+                    zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+                    | zeroBytes(word ^ (ones &* 0x0D)) | zeroBytes(word ^ (ones &* 0x0A)) | zeroBytes(word)
+                if stops != 0 {
+                    // The lowest flagged byte is the first stop: a false flag can only sit above a
+                    // true one, where the subtraction borrowed.
+                    return position + stops.trailingZeroBitCount / 8
+                }
+                position += 8
+            }
+            while position < endIndex {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\r")
+                    || byte == UInt8(ascii: "\n") || byte == 0
+                {
+                    break
+                }
+                position += 1
+            }
+            return position
+        }
     }
 
     // literal = "{" number64 ["+"] "}" CRLF *CHAR8
@@ -244,7 +269,8 @@ extension ByteCursor {
     /// A string or NIL (nil). Tolerates an empty list `()` where a server meant NIL.
     @inlinable public mutating func parseNString() throws(IMAPParseError) -> ByteString? {
         switch peek {
-        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "~"): return try parseString()
+        case UInt8(ascii: "\""): return try parseQuoted()
+        case UInt8(ascii: "{"), UInt8(ascii: "~"): return try parseLiteral()
         default:
             if consumeNIL() { return nil }
             throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a string or NIL")
@@ -253,13 +279,14 @@ extension ByteCursor {
 
     /// Consumes NIL if it is next.
     @inlinable public mutating func consumeNIL() -> Bool {
-        guard let byte = peek, byte | 0x20 == UInt8(ascii: "n") else { return false }
-        guard consumeCaseInsensitive("NIL") else { return false }
+        // Three bytes compared directly: through `consumeCaseInsensitive` (a closure over the
+        // StaticString) this took 4% of an envelope FETCH's parse.
+        guard index + 3 <= endIndex, storage[index] | 0x20 == UInt8(ascii: "n"),
+            storage[index + 1] | 0x20 == UInt8(ascii: "i"), storage[index + 2] | 0x20 == UInt8(ascii: "l")
+        else { return false }
         // NIL must not be the start of a longer atom (e.g. "NILS").
-        if let next = peek, isClass(next, .atom) {
-            index -= 3
-            return false
-        }
+        if index + 3 < endIndex, isClass(storage[index + 3], .atom) { return false }
+        index += 3
         return true
     }
 

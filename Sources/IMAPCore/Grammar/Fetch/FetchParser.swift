@@ -25,15 +25,12 @@ extension ByteCursor {
     mutating func parseMessageAttribute() throws(IMAPParseError) -> MessageAttribute {
         let nameStart = index
         // Attribute names: letters, digits, '.', '-' (stop at '[', SP, '(' ).
-        while let byte = peek,
-            isASCIILetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "-")
-        {
-            index += 1
+        while index < endIndex && isFetchAttributeNameByte(storage[index]) { index += 1 }
+        guard index > nameStart else {
+            throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a FETCH item")
         }
-        let name = storage[nameStart..<index]
-        guard !name.isEmpty else { throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a FETCH item") }
-        switch attributeKey(name) {
+        let nameEnd = index
+        switch attributeKey(nameStart..<nameEnd) {
         case .uid:
             try expectSpace()
             return .uid(try parseNumber())
@@ -105,7 +102,7 @@ extension ByteCursor {
                 })
         case .unknown:
             // Keep the whole item (any [section]<origin> and its value) as raw bytes.
-            let fullName = String(decoding: name, as: UTF8.self)
+            let fullName = String(decoding: storage[nameStart..<nameEnd], as: UTF8.self)
             var valueStart = index
             let hasSection = peek == UInt8(ascii: "[") || peek == UInt8(ascii: "<")
             if peek == UInt8(ascii: "[") { try skipGenericValue() }
@@ -129,7 +126,8 @@ extension ByteCursor {
         return origin
     }
 
-    private func attributeKey(_ name: ArraySlice<UInt8>) -> AttributeKey {
+    /// The attribute named by the bytes at `name`.
+    private func attributeKey(_ name: Range<Int>) -> AttributeKey {
         // Dispatch on length first: one comparison for the common names.
         switch name.count {
         case 3 where equalsFolded(name, "UID"): return .uid
@@ -154,18 +152,22 @@ extension ByteCursor {
         }
     }
 
-    private func equalsFolded(_ name: ArraySlice<UInt8>, _ upper: StaticString) -> Bool {
-        upper.withUTF8Buffer { expected in
-            guard expected.count == name.count else { return false }
-            var position = name.startIndex
-            for byte in expected {
-                let actual = name[position]
-                let folded = actual >= 0x61 && actual <= 0x7A ? actual - 0x20 : actual
-                guard folded == byte else { return false }
-                position += 1
-            }
-            return true
+    /// Whether the bytes at `name` spell `upper` (upper case ASCII), ignoring case.
+    @inline(__always) private func equalsFolded(_ name: Range<Int>, _ upper: StaticString) -> Bool {
+        // The StaticString's bytes read through its pointer (`withUTF8Buffer` took a closure call
+        // per name): `offset` stays under its length because the lengths are equal.
+        guard name.count == upper.utf8CodeUnitCount else { return false }
+        let expected = upper.utf8Start
+        var position = name.lowerBound
+        var offset = 0
+        while position < name.upperBound {
+            let actual = storage[position]
+            let folded = actual >= 0x61 && actual <= 0x7A ? actual - 0x20 : actual
+            guard folded == expected[offset] else { return false }
+            position += 1
+            offset += 1
         }
+        return true
     }
 
     // envelope = "(" env-date SP env-subject SP env-from SP env-sender SP env-reply-to SP env-to SP
@@ -268,6 +270,16 @@ extension ByteCursor {
         try expect(UInt8(ascii: ")"))
         return Address(name: name, adl: adl, mailbox: mailbox, host: host)
     }
+}
+
+/// A letter, a digit, `.` or `-`: a byte of a FETCH attribute's name (`RFC822.SIZE`, `X-GM-MSGID`).
+/// Two 64-bit masks over ASCII: the global `CharacterClass.table` cost a `swift_once` per byte here.
+@inline(__always) private func isFetchAttributeNameByte(_ byte: UInt8) -> Bool {
+    // Bytes 0-63: '-' (45), '.' (46), '0'-'9' (48-57). Bytes 64-127: 'A'-'Z' (65-90), 'a'-'z' (97-122).
+    let low: UInt64 = 0x03FF_6000_0000_0000
+    let high: UInt64 = 0x07FF_FFFE_07FF_FFFE
+    guard byte < 128 else { return false }
+    return (byte < 64 ? low : high) >> UInt64(byte & 63) & 1 != 0
 }
 
 private enum AttributeKey {
