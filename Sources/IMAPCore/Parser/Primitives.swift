@@ -116,17 +116,27 @@ extension ByteCursor {
     @inlinable public mutating func parseNumber64() throws(IMAPParseError) -> UInt64 {
         let start = index
         var value: UInt64 = 0
-        while index < endIndex {
-            let byte = storage[index]
-            guard byte >= 0x30 && byte <= 0x39 else { break }
-            let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (added, overflow2) = multiplied.addingReportingOverflow(UInt64(byte - 0x30))
-            guard !overflow1 && !overflow2 && added <= UInt64(Int64.max) else {
-                index = start
-                throw error(.numberOutOfRange, "a number of at most 2^63-1")
-            }
-            value = added
+        // Eighteen digits stay under 2^63-1 whatever they are, so they need no overflow checks.
+        let uncheckedEnd = endIndex - start > 18 ? start + 18 : endIndex
+        while index < uncheckedEnd {
+            let digit = storage[index] &- 0x30
+            guard digit < 10 else { break }
+            value = value &* 10 &+ UInt64(digit)
             index += 1
+        }
+        if index == start + 18 {
+            while index < endIndex {
+                let byte = storage[index]
+                guard byte >= 0x30 && byte <= 0x39 else { break }
+                let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (added, overflow2) = multiplied.addingReportingOverflow(UInt64(byte - 0x30))
+                guard !overflow1 && !overflow2 && added <= UInt64(Int64.max) else {
+                    index = start
+                    throw error(.numberOutOfRange, "a number of at most 2^63-1")
+                }
+                value = added
+                index += 1
+            }
         }
         guard index > start else { throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected a number") }
         return value
@@ -135,20 +145,28 @@ extension ByteCursor {
     // quoted = DQUOTE *QUOTED-CHAR DQUOTE
     // QUOTED-CHAR = <any TEXT-CHAR except quoted-specials> / "\" quoted-specials / UTF8-2 / UTF8-3 / UTF8-4
     /// A quoted string's content, unescaped. Copies only when it contains an escape.
-    @inlinable public mutating func parseQuoted() throws(IMAPParseError) -> ByteString {
-        let start = index
-        try expect(UInt8(ascii: "\""))
-        let contentStart = index
+    @inlinable @inline(__always) public mutating func parseQuoted() throws(IMAPParseError) -> ByteString {
+        guard index < endIndex, storage[index] == UInt8(ascii: "\"") else {
+            throw expectationFailure(UInt8(ascii: "\""))
+        }
+        let contentStart = index + 1
         let stop = scanQuotedContent(from: contentStart)
+        if stop < endIndex && storage[stop] == UInt8(ascii: "\"") {
+            index = stop + 1
+            return ByteString(storage[contentStart..<stop])
+        }
+        return try parseQuotedSlowly(contentStart: contentStart, stop: stop)
+    }
+
+    /// The rest of `parseQuoted` when its plain run did not end at a closing quote: an escape, a
+    /// forbidden byte or the end. Out of line so the common case stays small enough to inline.
+    @inline(never) @usableFromInline mutating func parseQuotedSlowly(
+        contentStart: Int, stop: Int
+    ) throws(IMAPParseError) -> ByteString {
+        let start = contentStart - 1
         index = stop
         if index < endIndex {
-            let byte = storage[index]
-            if byte == UInt8(ascii: "\"") {
-                let content = storage[contentStart..<index]
-                index += 1
-                return ByteString(content)
-            }
-            if byte != UInt8(ascii: "\\") {
+            if storage[index] != UInt8(ascii: "\\") {
                 throw error(.unexpectedByte, "a quoted string may not contain CR, LF or NUL")
             }
         }
@@ -156,7 +174,7 @@ extension ByteCursor {
             index = start
             throw error(.unexpectedEnd, "unterminated quoted string")
         }
-        // Slow path: escapes present.
+        // Escapes present.
         var unescaped = Array(storage[contentStart..<index])
         while index < endIndex {
             let byte = storage[index]
