@@ -285,7 +285,7 @@ extension ByteCursor {
 
     // nstring = string / nil
     /// A string or NIL (nil). Tolerates an empty list `()` where a server meant NIL.
-    @inlinable public mutating func parseNString() throws(IMAPParseError) -> ByteString? {
+    @inlinable @inline(__always) public mutating func parseNString() throws(IMAPParseError) -> ByteString? {
         switch peek {
         case UInt8(ascii: "\""): return try parseQuoted()
         case UInt8(ascii: "{"), UInt8(ascii: "~"): return try parseLiteral()

@@ -216,14 +216,15 @@ extension ByteCursor {
 
     // env-from = "(" 1*address ")" / nil   (and likewise for the other address lists)
     mutating func parseAddressList() throws(IMAPParseError) -> [Address] {
-        if consumeNIL() { return [] }
+        // The common case, a parenthesis, is looked at before NIL.
+        if peek != UInt8(ascii: "(") && consumeNIL() { return [] }
         try expect(UInt8(ascii: "("))
         try descend()
         defer { depth -= 1 }
         var addresses: [Address] = []
         skipSpaces()
         while !consume(UInt8(ascii: ")")) {
-            if consumeNIL() {
+            if peek != UInt8(ascii: "(") && consumeNIL() {
                 // A NIL where an address belongs carries nothing; skip it.
             } else {
                 addresses.append(try parseAddress())
