@@ -67,20 +67,30 @@ public struct ByteCursor: Sendable {
     public mutating func consumeCaseInsensitive(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard index + count <= endIndex else { return false }
-        let matches = word.withUTF8Buffer { expected -> Bool in
-            for offset in 0..<count {
-                let actual = storage[index + offset]
-                let wanted = expected[offset]
-                if isASCIILetter(wanted) {
-                    guard actual | 0x20 == wanted | 0x20 else { return false }
-                } else if actual != wanted {
-                    return false
-                }
-            }
-            return true
-        }
+        // The word's bytes through its pointer: `withUTF8Buffer` cost a closure call per keyword,
+        // as for every FETCH response's "FETCH". A one-character literal can be stored as a
+        // scalar, without a pointer; it goes through the buffer.
+        let matches =
+            word.hasPointerRepresentation
+            ? matchesCaseInsensitive(word.utf8Start, count: count)
+            : word.withUTF8Buffer { matchesCaseInsensitive($0.baseAddress!, count: count) }
         if matches { index += count }
         return matches
+    }
+
+    /// Whether the `count` bytes at the cursor (there are that many) spell the `count` bytes at
+    /// `expected`, letters compared case-insensitively.
+    @inline(__always) private func matchesCaseInsensitive(_ expected: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for offset in 0..<count {
+            let actual = storage[index + offset]
+            let wanted = expected[offset]
+            if isASCIILetter(wanted) {
+                guard actual | 0x20 == wanted | 0x20 else { return false }
+            } else if actual != wanted {
+                return false
+            }
+        }
+        return true
     }
 
     /// Consumes `word` (case-insensitive) and throws if it is not next.

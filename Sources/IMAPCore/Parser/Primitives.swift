@@ -58,7 +58,9 @@ extension ByteCursor {
         -> ArraySlice<UInt8>
     {
         let start = index
-        while index < endIndex && CharacterClass.table[Int(storage[index])].contains(characterClass) {
+        // The table read once, not per byte (a global's access checks its initialization).
+        let table = CharacterClass.table
+        while index < endIndex && table[Int(storage[index])].contains(characterClass) {
             index += 1
         }
         guard index > start else { throw error(isAtEnd ? .unexpectedEnd : .unexpectedByte, "expected \(what)") }
