@@ -385,6 +385,37 @@ struct ParseFixture: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// Every FETCH attribute the parser knows, with a value it takes.
+    static let attributeSamples: [(name: String, value: String)] = [
+        ("UID", " 7"), ("BODY", "[] NIL"), ("FLAGS", " (\\Seen)"), ("MODSEQ", " (5)"), ("RFC822", " NIL"),
+        ("BINARY", "[1] NIL"), ("PREVIEW", " NIL"), ("ENVELOPE", " (NIL NIL NIL NIL NIL NIL NIL NIL NIL NIL)"),
+        ("X-GM-MSGID", " 5"), ("X-GM-THRID", " 6"), ("RFC822.SIZE", " 9"), ("RFC822.TEXT", " NIL"),
+        ("BINARY.SIZE", "[1] 3"), ("X-GM-LABELS", " (\\Inbox)"), ("INTERNALDATE", " \"01-Dec-2023 00:13:23 +0000\""),
+        ("BODYSTRUCTURE", " (\"text\" \"plain\" NIL NIL NIL \"7bit\" 3 1)"), ("RFC822.HEADER", " NIL"),
+    ]
+
+    /// The attributes of `* 1 FETCH (<items>)`.
+    static func attributes(_ items: String) throws -> [MessageAttribute] {
+        guard case .untagged(.fetch(let fetch)) = try parseOne("* 1 FETCH (\(items))\r\n") else { return [] }
+        return fetch.attributes
+    }
+
+    @Test func attributeNamesAreKnownInAnyCaseAndOnlyWhole() throws {
+        for (name, value) in Self.attributeSamples {
+            let upper = try Self.attributes(name + value)
+            #expect(upper.count == 1, "\(name)")
+            if case .unknown = upper.first { Issue.record("\(name) was not recognised") }
+            #expect(try Self.attributes(name.lowercased() + value) == upper, "\(name) in lower case")
+            let mixed = String(
+                name.enumerated().map { $0.offset % 2 == 0 ? Character($0.element.lowercased()) : $0.element })
+            #expect(try Self.attributes(mixed + value) == upper, "\(mixed)")
+            // One byte longer, one shorter, the first one changed: unknown, kept by name.
+            for other in [name + "X", String(name.dropLast()), "Q" + name.dropFirst()] {
+                #expect(try Self.attributes(other + " 7") == [.unknown(name: other, raw: "7")], "\(other)")
+            }
+        }
+    }
+
     @Test func anErrorLeavesTheFollowingResponsesParseable() throws {
         var parser = ResponseParser()
         parser.append(Array("* 1 EXISTS\r\n* 1 FETCH (UID x)\r\n* 2 EXISTS\r\n".utf8))

@@ -52,7 +52,7 @@ public struct ByteCursor: Sendable {
     }
 
     /// Consumes one byte, which must be `byte`.
-    @inlinable public mutating func expect(_ byte: UInt8) throws(IMAPParseError) {
+    @inlinable @inline(__always) public mutating func expect(_ byte: UInt8) throws(IMAPParseError) {
         guard index < endIndex, storage[index] == byte else { throw expectationFailure(byte) }
         index += 1
     }
@@ -67,20 +67,30 @@ public struct ByteCursor: Sendable {
     public mutating func consumeCaseInsensitive(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard index + count <= endIndex else { return false }
-        let matches = word.withUTF8Buffer { expected -> Bool in
-            for offset in 0..<count {
-                let actual = storage[index + offset]
-                let wanted = expected[offset]
-                if isASCIILetter(wanted) {
-                    guard actual | 0x20 == wanted | 0x20 else { return false }
-                } else if actual != wanted {
-                    return false
-                }
-            }
-            return true
-        }
+        // The word's bytes through its pointer: `withUTF8Buffer` cost a closure call per keyword,
+        // as for every FETCH response's "FETCH". A one-character literal can be stored as a
+        // scalar, without a pointer; it goes through the buffer.
+        let matches =
+            word.hasPointerRepresentation
+            ? matchesCaseInsensitive(word.utf8Start, count: count)
+            : word.withUTF8Buffer { matchesCaseInsensitive($0.baseAddress!, count: count) }
         if matches { index += count }
         return matches
+    }
+
+    /// Whether the `count` bytes at the cursor (there are that many) spell the `count` bytes at
+    /// `expected`, letters compared case-insensitively.
+    @inline(__always) private func matchesCaseInsensitive(_ expected: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for offset in 0..<count {
+            let actual = storage[index + offset]
+            let wanted = expected[offset]
+            if isASCIILetter(wanted) {
+                guard actual | 0x20 == wanted | 0x20 else { return false }
+            } else if actual != wanted {
+                return false
+            }
+        }
+        return true
     }
 
     /// Consumes `word` (case-insensitive) and throws if it is not next.
@@ -92,14 +102,14 @@ public struct ByteCursor: Sendable {
 
     /// Consumes one SP. Real servers sometimes send two (`*  22279 EXISTS`), so any run of spaces
     /// is accepted.
-    @inlinable public mutating func expectSpace() throws(IMAPParseError) {
+    @inlinable @inline(__always) public mutating func expectSpace() throws(IMAPParseError) {
         guard index < endIndex, storage[index] == UInt8(ascii: " ") else { throw expectationFailure(UInt8(ascii: " ")) }
         index += 1
         while index < endIndex && storage[index] == UInt8(ascii: " ") { index += 1 }
     }
 
     /// Skips any spaces; returns whether there were some.
-    @discardableResult @inlinable public mutating func skipSpaces() -> Bool {
+    @discardableResult @inlinable @inline(__always) public mutating func skipSpaces() -> Bool {
         let start = index
         while index < endIndex && storage[index] == UInt8(ascii: " ") { index += 1 }
         return index > start
@@ -124,28 +134,42 @@ public struct ByteCursor: Sendable {
     }
 
     /// Runs `body`; if it throws, the cursor goes back to where it was.
-    @inlinable public mutating func attempt<T>(
+    @inlinable @inline(__always) public mutating func attempt<T>(
         _ body: (inout ByteCursor) throws(IMAPParseError) -> T
     ) throws(IMAPParseError) -> T {
-        let saved = self
+        // Only the position and the depth change while parsing (the rest is `let`), so only they
+        // are saved: a copy of the whole cursor retained and released the frame's storage.
+        let savedIndex = index
+        let savedDepth = depth
         do {
             return try body(&self)
         } catch {
-            self = saved
+            index = savedIndex
+            depth = savedDepth
             throw error
         }
     }
 
     /// Runs `body` one level deeper in parentheses, enforcing the nesting limit.
-    @inlinable public mutating func nested<T>(
+    @inlinable @inline(__always) public mutating func nested<T>(
         _ body: (inout ByteCursor) throws(IMAPParseError) -> T
     ) throws(IMAPParseError) -> T {
-        depth += 1
-        guard depth <= options.maximumNestingDepth else {
-            throw error(.nestingTooDeep, "parentheses nested deeper than \(options.maximumNestingDepth) levels")
-        }
+        try descend()
         defer { depth -= 1 }
         return try body(&self)
+    }
+
+    /// Goes one level deeper in parentheses, enforcing the nesting limit; the caller goes back up
+    /// (`defer { depth -= 1 }`) once it succeeded. `nested` without a closure, for the hot paths
+    /// (an envelope returned through `nested`'s generic result was copied, retaining each string).
+    @inlinable @inline(__always) mutating func descend() throws(IMAPParseError) {
+        depth += 1
+        guard depth <= options.maximumNestingDepth else { throw nestingFailure() }
+    }
+
+    /// The error for parentheses nested too deep; out of line so the fast path stays small.
+    @inline(never) @usableFromInline func nestingFailure() -> IMAPParseError {
+        error(.nestingTooDeep, "parentheses nested deeper than \(options.maximumNestingDepth) levels")
     }
 }
 

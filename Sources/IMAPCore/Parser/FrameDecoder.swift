@@ -64,6 +64,10 @@ public struct FrameDecoder: Sendable {
 
     /// Adds bytes that arrived.
     public mutating func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        // Framed bytes go before new ones arrive, when what is kept (the start of a frame) is no
+        // longer than what goes: moving that remnant is cheap, while waiting for `next()` to
+        // compact moved most of a 64 KiB chunk every other chunk (a third of all the copying).
+        if frameStart > 0 && buffer.count - frameStart <= frameStart { dropFramedBytes() }
         buffer.append(contentsOf: bytes)
     }
 
@@ -212,12 +216,17 @@ public struct FrameDecoder: Sendable {
             scanIndex = 0
             lineStart = 0
         } else if frameStart > 64 * 1024 && frameStart > buffer.count / 2 {
-            consumedBeforeBuffer += frameStart
-            buffer.removeSubrange(0..<frameStart)
-            scanIndex -= frameStart
-            lineStart -= frameStart
-            frameStart = 0
+            dropFramedBytes()
         }
+    }
+
+    /// Removes the bytes before the current frame from `buffer`.
+    private mutating func dropFramedBytes() {
+        consumedBeforeBuffer += frameStart
+        buffer.removeSubrange(0..<frameStart)
+        scanIndex -= frameStart
+        lineStart -= frameStart
+        frameStart = 0
     }
 
     /// Builds the error for a broken limit and arranges for the offending frame to be thrown

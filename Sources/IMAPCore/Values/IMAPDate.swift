@@ -153,7 +153,8 @@ extension ByteCursor {
     // date-day-fixed = (SP DIGIT) / 2DIGIT ; time = 2DIGIT ":" 2DIGIT ":" 2DIGIT ; zone = ("+" / "-") 4DIGIT
     /// An INTERNALDATE value.
     public mutating func parseDateTime() throws(IMAPParseError) -> IMAPDateTime {
-        try attempt { (cursor: inout ByteCursor) throws(IMAPParseError) -> IMAPDateTime in
+        if let dateTime = parseFixedDateTime() { return dateTime }
+        return try attempt { (cursor: inout ByteCursor) throws(IMAPParseError) -> IMAPDateTime in
             let start = cursor.index
             try cursor.expect(UInt8(ascii: "\""))
             cursor.skipSpaces()
@@ -186,6 +187,47 @@ extension ByteCursor {
                 cursor.index = start
                 throw cursor.error(.invalidDate, "a date-time that does not exist")
             }
+            return dateTime
+        }
+    }
+}
+
+extension ByteCursor {
+    /// `"dd-Mon-yyyy hh:mm:ss +zzzz"` exactly as servers write it (two-digit day, 28 bytes), or nil
+    /// without moving: then `parseDateTime` reads it the general way, which gives the same value
+    /// for these bytes or the error. Digit by digit through `parseDigits` this took 5% of an
+    /// envelope FETCH's parse.
+    mutating func parseFixedDateTime() -> IMAPDateTime? {
+        guard index + 28 <= endIndex else { return nil }
+        return storage.withUnsafeBytes { bytes -> IMAPDateTime? in
+            // Every read is at `index + offset` with offset < 28, inside the frame (checked above).
+            let base = index
+            @inline(__always) func byte(_ offset: Int) -> UInt8 { bytes[base + offset] }
+            /// The value of the `count` digits at `offset`, or nil if one is not a digit.
+            @inline(__always) func digits(_ offset: Int, _ count: Int) -> Int? {
+                var value = 0
+                for position in offset..<(offset + count) {
+                    let digit = byte(position) &- 0x30
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            guard byte(0) == UInt8(ascii: "\""), byte(3) == UInt8(ascii: "-"), byte(7) == UInt8(ascii: "-"),
+                byte(12) == UInt8(ascii: " "), byte(15) == UInt8(ascii: ":"), byte(18) == UInt8(ascii: ":"),
+                byte(21) == UInt8(ascii: " "), byte(27) == UInt8(ascii: "\""),
+                byte(22) == UInt8(ascii: "+") || byte(22) == UInt8(ascii: "-"),
+                let day = digits(1, 2), let year = digits(8, 4), let hour = digits(13, 2),
+                let minute = digits(16, 2), let second = digits(19, 2), let zone = digits(23, 4)
+            else { return nil }
+            let key = (UInt32(byte(4) | 0x20) << 16) | (UInt32(byte(5) | 0x20) << 8) | UInt32(byte(6) | 0x20)
+            guard let monthIndex = IMAPDate.lowercaseMonthKeys.firstIndex(of: key) else { return nil }
+            let zoneMinutes = (zone / 100 * 60 + zone % 100) * (byte(22) == UInt8(ascii: "-") ? -1 : 1)
+            guard let date = IMAPDate(year: year, month: monthIndex + 1, day: day),
+                let dateTime = IMAPDateTime(
+                    date: date, hour: hour, minute: minute, second: second, zoneMinutes: zoneMinutes)
+            else { return nil }
+            index += 28
             return dateTime
         }
     }

@@ -69,7 +69,7 @@ extension ByteCursor {
     // continue-req = "+" SP (resp-text / base64) CRLF
     // response-tagged = tag SP resp-cond-state CRLF
     /// One response without its final CRLF.
-    public mutating func parseResponse() throws(IMAPParseError) -> Response {
+    @inline(__always) public mutating func parseResponse() throws(IMAPParseError) -> Response {
         switch peek {
         case UInt8(ascii: "*"):
             index += 1
@@ -121,7 +121,7 @@ extension ByteCursor {
     // mailbox-data = "FLAGS" SP flag-list / "LIST" SP mailbox-list / "LSUB" SP mailbox-list /
     //                "SEARCH" *(SP nz-number) / "ESEARCH" esearch-response / "STATUS" SP mailbox SP
     //                "(" [status-att-list] ")" / number SP "EXISTS" / number SP "RECENT"
-    mutating func parseUntaggedResponse() throws(IMAPParseError) -> UntaggedResponse {
+    @inline(__always) mutating func parseUntaggedResponse() throws(IMAPParseError) -> UntaggedResponse {
         if let byte = peek, isDigit(byte) {
             let number = try parseNumber()
             try expectSpace()
