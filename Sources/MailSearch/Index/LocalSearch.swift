@@ -91,7 +91,8 @@ extension MessageIndex {
             // Two subqueries: SQLite answers a lone max() or min() from the rowid's b-tree, both in
             // one query by reading the whole range.
             let largest = try connection.prepare(
-                "SELECT (SELECT max(rowid) FROM message WHERE \(range)), (SELECT min(rowid) FROM message WHERE \(range))")
+                "SELECT (SELECT max(rowid) FROM message WHERE \(range)), (SELECT min(rowid) FROM message WHERE \(range))"
+            )
             try largest.bind(1, id << 32)
             try largest.bind(2, (id + 1) << 32)
             let hasRows = try largest.step() && !largest.isNull(0)
