@@ -153,14 +153,25 @@ extension MessageIndex {
             /// `limit` match.
             func judgeCandidates(_ narrowing: Narrowing, limit: Int) throws(StoreError) -> LocalAnswer {
                 let statement = try connection.prepare(
-                    "SELECT rowid, internal_date FROM message WHERE \(range) AND \(narrowing.sql)")
+                    "SELECT rowid FROM message WHERE \(range) AND \(narrowing.sql)")
                 try bindRange(statement, narrowed: true)
-                var candidates: [(rowid: Int64, seconds: Int64)] = []
+                var rowids: [Int64] = []
                 while try statement.step() {
                     let rowid = statement.int64(0)
-                    if !judged.contains(UInt32(truncatingIfNeeded: rowid)) {
-                        candidates.append((rowid, statement.int64(1)))
-                    }
+                    if !judged.contains(UInt32(truncatingIfNeeded: rowid)) { rowids.append(rowid) }
+                }
+                return try judge(rowids, limit: limit)
+            }
+
+            /// Judges the messages `rowids` newest first until `limit` match.
+            func judge(_ rowids: [Int64], limit: Int) throws(StoreError) -> LocalAnswer {
+                let readDate = try connection.prepare("SELECT internal_date FROM message WHERE rowid = ?1")
+                var candidates: [(rowid: Int64, seconds: Int64)] = []
+                candidates.reserveCapacity(rowids.count)
+                for rowid in rowids {
+                    try readDate.bind(1, rowid)
+                    defer { readDate.reset() }
+                    if try readDate.step() { candidates.append((rowid, readDate.int64(0))) }
                 }
                 candidates.sort { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.rowid > $1.rowid }
                 let readRow = try connection.prepare("SELECT \(rowColumns) FROM message WHERE rowid = ?1")
@@ -188,18 +199,28 @@ extension MessageIndex {
                 "SELECT \(rowColumns) FROM message INDEXED BY message_date WHERE \(range) "
                     + "ORDER BY internal_date DESC, rowid DESC")
             try bindRange(walk, narrowed: false)
-            // A narrowed query walks when its candidates are dense enough for the walk budget to
-            // hold `limit` of them (matches, where candidates are, are likely near the top);
-            // otherwise, and when the walk finds fewer, it judges the candidates.
-            let budget: Int
+            // A narrowed query whose candidates are few enough to list (up to what a walk would
+            // need to hold `limit` of them) judges those: a handful by looking each up and
+            // sorting, more by walking newest first and judging only them. One whose candidates
+            // are more walks and judges every row (matches are likely near the top), within a
+            // budget in case they are not.
+            var budget = Int.max
             if let narrowing {
                 let cap = max(limit, limit * uidSpan / Self.walkBudget(limit))
-                guard try narrowing.candidates(upTo: cap, in: connection) >= cap else {
-                    return try judgeCandidates(narrowing, limit: limit)
+                if let listed = try narrowing.candidates(upTo: cap, in: connection) {
+                    let mine = listed.filter { $0 >= id << 32 && $0 < (id + 1) << 32 }
+                    // Looking one up costs about three rows of a walk, and a walk reads about
+                    // limit * span / count rows to meet `limit` of them.
+                    if limit * uidSpan >= 3 * mine.count * mine.count {
+                        return try judge(Array(mine), limit: limit)
+                    }
+                    while found.count < limit, try walk.step() {
+                        guard mine.contains(walk.int64(0)) else { continue }
+                        if let reason = try judge(Self.row(walk)) { return .serverDecides(reason) }
+                    }
+                    return .uids(found)
                 }
                 budget = Self.walkBudget(limit)
-            } else {
-                budget = Int.max
             }
             while found.count < limit, judged.count < budget, try walk.step() {
                 let row = Self.row(walk)
@@ -290,24 +311,32 @@ extension MessageIndex {
             }
         }
 
-        /// How many candidates the condition gives, counted up to `cap` (each FTS5 query stops
-        /// there, so a frequent term costs no more than a rare one): `cap` means at least that.
-        func candidates(upTo cap: Int, in connection: SQLiteConnection) throws(StoreError) -> Int {
+        /// The candidates' rowids (of every mailbox) when they are fewer than `cap`; nil when
+        /// there are at least that many. Each FTS5 query stops at `cap`, so a frequent term costs
+        /// no more than a rare one. Of an AND, the parts that are listed are intersected (the
+        /// others only narrow further); an OR is listed when both its sides are.
+        func candidates(upTo cap: Int, in connection: SQLiteConnection) throws(StoreError) -> Set<Int64>? {
             switch self {
             case .match(let table, let query):
-                let count = try connection.prepare(
-                    "SELECT count(*) FROM (SELECT rowid FROM \(table) WHERE \(table) MATCH ?1 LIMIT ?2)")
-                try count.bind(1, query)
-                try count.bind(2, Int64(cap))
-                return try count.step() ? Int(count.int64(0)) : 0
+                let list = try connection.prepare("SELECT rowid FROM \(table) WHERE \(table) MATCH ?1 LIMIT ?2")
+                try list.bind(1, query)
+                try list.bind(2, Int64(cap))
+                var rowids = Set<Int64>()
+                while try list.step() { rowids.insert(list.int64(0)) }
+                return rowids.count < cap ? rowids : nil
             case .all(let parts):
-                var fewest = cap
-                for part in parts { fewest = min(fewest, try part.candidates(upTo: fewest, in: connection)) }
-                return fewest
+                var listed: Set<Int64>?
+                for part in parts {
+                    guard let rowids = try part.candidates(upTo: cap, in: connection) else { continue }
+                    listed = listed.map { $0.intersection(rowids) } ?? rowids
+                }
+                return listed
             case .either(let left, let right):
-                let first = try left.candidates(upTo: cap, in: connection)
-                guard first < cap else { return cap }
-                return min(cap, first + (try right.candidates(upTo: cap - first, in: connection)))
+                guard let first = try left.candidates(upTo: cap, in: connection),
+                    let second = try right.candidates(upTo: cap, in: connection)
+                else { return nil }
+                let union = first.union(second)
+                return union.count < cap ? union : nil
             }
         }
     }
