@@ -11,7 +11,8 @@ import SystemLayer
 ///
 /// ## Schema, and why
 /// - `mailbox`: one row per indexed mailbox under its UIDVALIDITY, with the HIGHESTMODSEQ and
-///   UIDNEXT of the last sync, and `resume_below`: while a first sync runs (newest first), the
+///   UIDNEXT of the last sync, its message count (kept with every change: counting the rows of a
+///   100,000-message mailbox took 5 ms, 40 ms from a cold cache, on every search and catch-up), and `resume_below`: while a first sync runs (newest first), the
 ///   lowest UID indexed so far, so a killed sync goes on from there; and what the server was
 ///   seen to do where servers differ (`attached_headers_in_body`: whether its BODY finds a word
 ///   in an attached message's header), learned by asking it (``IndexSync``).
@@ -91,7 +92,7 @@ public final class MessageIndex: Sendable {
 
     /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt (the
     /// index can always be rebuilt from the server).
-    static let version: Int64 = 6
+    static let version: Int64 = 7
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {
@@ -146,7 +147,7 @@ public final class MessageIndex: Sendable {
                 """
                 CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
                     highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER,
-                    attached_headers_in_body INTEGER);
+                    attached_headers_in_body INTEGER, message_count INTEGER NOT NULL DEFAULT 0);
                 CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
                     internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL);
                 CREATE INDEX message_date ON message(internal_date);
@@ -207,8 +208,7 @@ public final class MessageIndex: Sendable {
         let statement = try connection.prepare(
             """
             SELECT name, uidvalidity, highestmodseq, uidnext, resume_below, synced_at,
-                (SELECT count(*) FROM message WHERE rowid >= mailbox.id << 32 AND rowid < (mailbox.id + 1) << 32),
-                attached_headers_in_body
+                message_count, attached_headers_in_body
             FROM mailbox ORDER BY name
             """)
         var found: [Mailbox] = []
@@ -348,6 +348,7 @@ public final class MessageIndex: Sendable {
                     try insertContent.run()
                     try insertText.run(record.text, rowid: rowid)
                 }
+                try Self.count(records.count, mailboxID: id, in: connection)
                 try Self.record(progress, mailboxID: id, in: connection)
             }
         }
@@ -498,6 +499,7 @@ public final class MessageIndex: Sendable {
         let deleteText = try TextStatements(connection, deleting: true)
         let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
         let deleteContent = try connection.prepare("DELETE FROM message_content WHERE rowid = ?1")
+        var removed = 0
         for uid in uids {
             let rowid = id << 32 | Int64(uid)
             try read.bind(1, rowid)
@@ -519,7 +521,19 @@ public final class MessageIndex: Sendable {
             try delete.run()
             try deleteContent.bind(1, rowid)
             try deleteContent.run()
+            removed += 1
         }
+        try count(-removed, mailboxID: id, in: connection)
+    }
+
+    /// Adds `change` to the mailbox's message count, kept in its row (in the transaction that
+    /// changed the messages) so reading it costs nothing whatever the mailbox's size.
+    private static func count(_ change: Int, mailboxID id: Int64, in connection: SQLiteConnection) throws(StoreError) {
+        guard change != 0 else { return }
+        let update = try connection.prepare("UPDATE mailbox SET message_count = message_count + ?2 WHERE id = ?1")
+        try update.bind(1, id)
+        try update.bind(2, Int64(change))
+        try update.run()
     }
 
     /// The FTS5 tables, for commands to all of them.

@@ -19,7 +19,8 @@ struct IndexCrashTests {
 
     /// `PRAGMA integrity_check`, the message count and the distinct rowids, read by Python's
     /// sqlite3 (another reader of the file than the tool), which also checks that every message
-    /// has its content and that the FTS5 tables pass their own integrity check.
+    /// has its content, that the mailbox rows' counts are the messages', and that the FTS5 tables
+    /// pass their own integrity check.
     static func inspect(_ path: String) async throws -> (integrity: String, messages: Int, distinct: Int) {
         let script = """
             import sqlite3, sys
@@ -29,6 +30,8 @@ struct IndexCrashTests {
             print(c.execute("SELECT count(DISTINCT rowid) FROM message").fetchone()[0])
             content = c.execute("SELECT count(*) FROM message_content").fetchone()[0]
             assert content == c.execute("SELECT count(*) FROM message").fetchone()[0], "a message without content"
+            counted = c.execute("SELECT coalesce(sum(message_count), 0) FROM mailbox").fetchone()[0]
+            assert counted == content, f"the mailbox row counts {counted} messages, the table holds {content}"
             for table in ("message_address", "message_header", "message_body"):
                 c.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
             """
