@@ -245,42 +245,40 @@ extension MessageIndex {
             size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)), text: nil)
     }
 
-    /// Whether a key is BODY.
-    private static func readsBody(_ keys: [SearchKey]) -> Bool {
+    /// Whether any key, or any key inside NOT, OR or a list, satisfies `test`.
+    private static func mentions(_ keys: [SearchKey], _ test: (SearchKey) -> Bool) -> Bool {
         keys.contains { key in
             switch key {
-            case .body: return true
-            case .not(let inner): return readsBody([inner])
-            case .or(let left, let right): return readsBody([left, right])
-            case .and(let inner): return readsBody(inner)
-            default: return false
+            case .not(let inner): return mentions([inner], test)
+            case .or(let left, let right): return mentions([left, right], test)
+            case .and(let inner): return mentions(inner, test)
+            default: return test(key)
             }
         }
+    }
+
+    /// Whether a key is BODY.
+    private static func readsBody(_ keys: [SearchKey]) -> Bool {
+        mentions(keys) { if case .body = $0 { true } else { false } }
     }
 
     /// Whether a key looks at the body's text (BODY, TEXT): only those read the body side of
     /// the stored text.
     private static func readsBodyText(_ keys: [SearchKey]) -> Bool {
-        keys.contains { key in
-            switch key {
-            case .body, .text: return true
-            case .not(let inner): return readsBodyText([inner])
-            case .or(let left, let right): return readsBodyText([left, right])
-            case .and(let inner): return readsBodyText(inner)
-            default: return false
+        mentions(keys) {
+            switch $0 {
+            case .body, .text: true
+            default: false
             }
         }
     }
 
     /// Whether a key compares the Date header (which is in the stored text).
     private static func readsSentDate(_ keys: [SearchKey]) -> Bool {
-        keys.contains { key in
-            switch key {
-            case .sentBefore, .sentOn, .sentSince: return true
-            case .not(let inner): return readsSentDate([inner])
-            case .or(let left, let right): return readsSentDate([left, right])
-            case .and(let inner): return readsSentDate(inner)
-            default: return false
+        mentions(keys) {
+            switch $0 {
+            case .sentBefore, .sentOn, .sentSince: true
+            default: false
             }
         }
     }
