@@ -22,7 +22,7 @@ public protocol SearchableMessage {
 /// HEADER in the decoded field value (HEADER with an empty string tests presence); BODY in the
 /// body text; TEXT in the headers, the body and the parts' MIME headers. Dates compare by day:
 /// BEFORE/ON/SINCE on the received date (in its own zone), SENTBEFORE/SENTON/SENTSINCE on the
-/// Date header (the received date when there is none).
+/// Date header (without a readable one, as ``UndatedSentDate`` says: servers differ).
 public struct SearchMatcher: Sendable {
     /// Where the message stands in the session that asks.
     public struct Position: Sendable {
@@ -47,14 +47,17 @@ public struct SearchMatcher: Sendable {
     /// BODY also looks in the headers of attached messages (RFC 5322 2.1: they are in the body;
     /// the mock server), or not (Dovecot 2.3).
     public let attachedHeadersInBody: Bool
+    /// The sent date of a message without a readable Date header.
+    public let undatedSentDate: UndatedSentDate
     /// The text keys' strings, case folded once.
     private let patterns: [ByteString: [UInt32]]
 
     public init(
         keys: [SearchKey], largestSequenceNumber: UInt32, largestUID: UInt32, wholeWords: Bool, now: Int,
-        attachedHeadersInBody: Bool = true
+        attachedHeadersInBody: Bool = true, undatedSentDate: UndatedSentDate = .receivedDate
     ) {
         self.keys = keys
+        self.undatedSentDate = undatedSentDate
         self.attachedHeadersInBody = attachedHeadersInBody
         self.largestSequenceNumber = largestSequenceNumber
         self.largestUID = largestUID
@@ -182,7 +185,11 @@ public struct SearchMatcher: Sendable {
     }
 
     private func sentDate<Message: SearchableMessage>(_ message: Message) -> IMAPDate {
-        message.searchText.sentDate ?? message.internalDate.date
+        if let date = message.searchText.sentDate { return date }
+        switch undatedSentDate {
+        case .receivedDate: return message.internalDate.date
+        case .epoch: return IMAPDate(daysSinceEpoch: 0)
+        }
     }
 
     /// Whether `needle` occurs in `haystack`, ignoring case, with no letter or digit right before
@@ -207,4 +214,13 @@ public struct SearchMatcher: Sendable {
         }
         return false
     }
+}
+
+/// What SENTBEFORE, SENTON and SENTSINCE take for the sent date of a message without a readable
+/// Date header: RFC 3501 and RFC 9051 do not say, and servers differ.
+public enum UndatedSentDate: String, Sendable, CaseIterable {
+    /// The received date (INTERNALDATE): the mock server.
+    case receivedDate = "received"
+    /// 1-Jan-1970, the start of the epoch: Dovecot 2.3 (its date of an undated message is 0).
+    case epoch
 }

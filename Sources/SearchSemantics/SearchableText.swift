@@ -264,6 +264,9 @@ public struct SearchableText: Sendable, Equatable {
                 hasAttachedHeader = hasAttachedHeader || !inner.header.fields.isEmpty
                 visit(inner.root, headerSearched: true)
             case .single:
+                // Only a complete `text/...` or `message/...` type is text to BODY, as Dovecot
+                // 2.3 reads it: a bare `Content-Type: text` is not searched.
+                guard !part.contentType.subtype.isEmpty else { return }
                 let content: String
                 if let decoded = part.text(in: message) {
                     content = part.contentType.subtype == "html" ? HTMLText.text(of: decoded) : decoded

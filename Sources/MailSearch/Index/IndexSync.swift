@@ -6,12 +6,20 @@ import SearchSemantics
 
 /// Brings one mailbox of the index in step with the server, over a logged-in session.
 ///
-/// 1. EXAMINE (with CONDSTORE where the server has it). When UIDVALIDITY is what the index
-///    holds and HIGHESTMODSEQ, UIDNEXT and the message count are too, nothing changed: done in
-///    that one round trip. A new UIDVALIDITY drops the mailbox's entries first.
-/// 2. `UID SEARCH ALL`: UIDs indexed but gone are removed (expunged on the server).
-/// 3. Flags of the messages indexed before: `UID FETCH (FLAGS MODSEQ) (CHANGEDSINCE m)` with
-///    CONDSTORE, all their flags without it.
+/// 1. EXAMINE, with QRESYNC (RFC 7162) when the session enabled it and the index holds a
+///    finished sync with a HIGHESTMODSEQ, with CONDSTORE where the server has only that. When
+///    UIDVALIDITY is what the index holds and HIGHESTMODSEQ, UIDNEXT and the message count are
+///    too, nothing changed: done in that one round trip. A new UIDVALIDITY drops the
+///    mailbox's entries first.
+/// 2. With QRESYNC, the EXAMINE's answer holds every change: VANISHED (EARLIER) names the
+///    expunged UIDs, and a FETCH comes for every message changed since the index's
+///    HIGHESTMODSEQ (flags for those indexed, the new ones at or above the old UIDNEXT). Those
+///    are applied, the new messages fetched, and the index's message count must then equal
+///    the server's; when it does not, the sync goes on as below (the server is asked, never
+///    trusted blindly).
+/// 3. Otherwise `UID SEARCH ALL`: UIDs indexed but gone are removed (expunged on the server).
+///    Then the flags of the messages indexed before: `UID FETCH (FLAGS MODSEQ) (CHANGEDSINCE m)`
+///    with CONDSTORE, all their flags without it.
 /// 4. UIDs on the server but not in the index, newest first, in windows: whole messages
 ///    (`BODY.PEEK[]`, never marking mail read), decoded once into their search text, each
 ///    window committed before the next is asked for. A sync killed at any point resumes here:
@@ -29,8 +37,27 @@ public struct IndexSync: Sendable {
         public var added: Int
         public var changed: Int
         public var removed: Int
+        /// How the sync found what changed.
+        public var method: Method
+        /// How long the sync took.
+        public var duration: Duration = .zero
+
         /// Nothing had changed: the EXAMINE answer was enough.
-        public var wasInStep: Bool
+        public var wasInStep: Bool { method == .inStep }
+    }
+
+    /// How a sync found what changed on the server.
+    public enum Method: String, Sendable, Equatable {
+        /// Nothing had: the EXAMINE answer said so.
+        case inStep = "in step"
+        /// QRESYNC: the EXAMINE answer listed the changes.
+        case quickResync = "QRESYNC"
+        /// CONDSTORE: `UID SEARCH ALL` and the flags changed since the last sync.
+        case changedSince = "CONDSTORE"
+        /// `UID SEARCH ALL` and every message's flags.
+        case everything = "UIDs and flags"
+        /// The index held nothing of this mailbox (or another UIDVALIDITY): every message.
+        case first = "first sync"
     }
 
     public let index: MessageIndex
@@ -50,53 +77,163 @@ public struct IndexSync: Sendable {
     public func sync(
         _ mailbox: String, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> Summary {
-        let selected = try await session.select(MailboxName(wire: mailbox), readOnly: true)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var summary = try await untimedSync(mailbox, over: session, progress: progress)
+        summary.duration = clock.now - start
+        return summary
+    }
+
+    private func untimedSync(
+        _ mailbox: String, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void
+    ) async throws -> Summary {
+        let known = try await index.mailbox(mailbox)
+        let finished = known.flatMap { $0.resumeBelow == nil && $0.syncedAt != nil ? $0 : nil }
+        let resynchronizing = finished.flatMap { known in
+            known.highestModificationSequence.map {
+                KnownMailboxState(uidValidity: known.uidValidity, highestModificationSequence: $0)
+            }
+        }
+        let (selected, changes) = try await session.select(
+            MailboxName(wire: mailbox), readOnly: true, resynchronizing: resynchronizing)
         guard let uidValidity = selected.uidValidity else {
             throw IMAPError(.protocolViolation, "the server did not say the UIDVALIDITY of \(mailbox)")
         }
-        let serverModificationSequence = selected.highestModificationSequence
-        let known = try await index.mailbox(mailbox)
+        var target = Target(
+            mailbox: mailbox, uidValidity: uidValidity, selected: selected,
+            attachedHeadersInBody: known?.attachedHeadersInBody, undatedSentDate: known?.undatedSentDate)
         let sameMailbox = known?.uidValidity == uidValidity
-        if let known, sameMailbox, known.resumeBelow == nil, known.syncedAt != nil,
-            let modificationSequence = serverModificationSequence,
-            known.highestModificationSequence == modificationSequence, known.uidNext == selected.uidNext,
-            known.messageCount == Int(selected.messageCount)
+        if let finished, sameMailbox, let modificationSequence = selected.highestModificationSequence,
+            finished.highestModificationSequence == modificationSequence, finished.uidNext == selected.uidNext,
+            finished.messageCount == Int(selected.messageCount)
         {
-            try await index.updateFlags(
-                [], in: mailbox, uidValidity: uidValidity,
-                progress: .inStep(
-                    highestModificationSequence: modificationSequence, uidNext: selected.uidNext, at: clock()))
+            try await markInStep(target)
             return Summary(
-                mailbox: mailbox, messages: known.messageCount, added: 0, changed: 0, removed: 0, wasInStep: true)
+                mailbox: mailbox, messages: finished.messageCount, added: 0, changed: 0, removed: 0, method: .inStep)
         }
-        if known != nil && !sameMailbox { try await index.drop(mailbox: mailbox) }
-        let local = sameMailbox ? try await index.uids(in: mailbox) : []
+        if known != nil && !sameMailbox {
+            try await index.drop(mailbox: mailbox)
+            target.attachedHeadersInBody = nil
+            target.undatedSentDate = nil
+        }
+        if sameMailbox, let finished, let uidNext = finished.uidNext, resynchronizing != nil,
+            await session.enabled.contains(.qresync),
+            let summary = try await quickResync(target, uidNext: uidNext, changes, over: session, progress: progress)
+        {
+            return summary
+        }
+        return try await fullSync(
+            target, local: sameMailbox ? try await index.uids(in: mailbox) : [],
+            since: sameMailbox ? known?.highestModificationSequence : nil, isFirst: !sameMailbox || finished == nil,
+            over: session, progress: progress)
+    }
+
+    /// The mailbox a sync works on, as EXAMINE found it.
+    private struct Target {
+        var mailbox: String
+        var uidValidity: UInt32
+        var selected: SelectedMailbox
+        /// The server's rules, where the index learned them.
+        var attachedHeadersInBody: Bool?
+        var undatedSentDate: MessageIndex.UndatedRule?
+        var condStore: Bool { selected.highestModificationSequence != nil }
+    }
+
+    /// Applies what a QRESYNC EXAMINE reported (`changes`); nil when the index's count of
+    /// messages then differs from the server's, so that a full sync must decide.
+    private func quickResync(
+        _ target: Target, uidNext: UInt32, _ changes: [UntaggedResponse], over session: IMAPSession,
+        progress: @Sendable (Int, Int) -> Void
+    ) async throws -> Summary? {
+        var vanished: [UInt32] = []
+        var flags: [(uid: UInt32, flags: [Flag], modificationSequence: UInt64)] = []
+        var arrived: [UInt32] = []
+        for change in changes {
+            switch change {
+            case .vanished(_, let set):
+                vanished += set.numbers ?? []
+            case .fetch(let message):
+                guard let uid = message.uid else { continue }
+                if uid >= uidNext {
+                    arrived.append(uid)
+                } else if let changed = message.flags {
+                    flags.append((uid, changed.filter { $0 != .recent }, message.modificationSequence ?? 0))
+                }
+            default:
+                break
+            }
+        }
+        let before = try await index.mailbox(target.mailbox)?.messageCount ?? 0
+        try await index.remove(vanished, in: target.mailbox, uidValidity: target.uidValidity, progress: .unchanged)
+        let afterRemoval = try await index.mailbox(target.mailbox)?.messageCount ?? 0
+        try await index.updateFlags(flags, in: target.mailbox, uidValidity: target.uidValidity, progress: .unchanged)
+        let gone = Set(vanished)
+        let added = try await fetchMissing(
+            arrived.filter { !gone.contains($0) }.sorted(by: >), into: target, over: session, progress: progress)
+        let count = try await index.mailbox(target.mailbox)?.messageCount ?? 0
+        guard count == Int(target.selected.messageCount) else { return nil }
+        try await markInStep(target)
+        return Summary(
+            mailbox: target.mailbox, messages: count, added: added, changed: flags.count,
+            removed: before - afterRemoval, method: .quickResync)
+    }
+
+    /// Steps 3 to 5: the UID difference, the flags of the messages kept, the new messages.
+    /// `isFirst`: the index had no finished sync of this mailbox (a resumed first sync too).
+    private func fullSync(
+        _ target: Target, local: [UInt32], since: UInt64?, isFirst: Bool, over session: IMAPSession,
+        progress: @Sendable (Int, Int) -> Void
+    ) async throws -> Summary {
+        let mailbox = target.mailbox
         let onServer = try await session.search([.all], ordered: false).uids.sorted()
         let serverSet = Set(onServer)
         let localSet = Set(local)
         let gone = local.filter { !serverSet.contains($0) }
-        try await index.remove(gone, in: mailbox, uidValidity: uidValidity, progress: .unchanged)
+        try await index.remove(gone, in: mailbox, uidValidity: target.uidValidity, progress: .unchanged)
 
         let kept = local.filter { serverSet.contains($0) }
         var changed = 0
         if !kept.isEmpty {
-            let condStore = serverModificationSequence != nil
-            let since = sameMailbox && condStore ? known?.highestModificationSequence : nil
             var items: [FetchAttribute] = [.uid, .flags]
-            if condStore { items.append(.modificationSequence) }
+            if target.condStore { items.append(.modificationSequence) }
             var changes: [(uid: UInt32, flags: [Flag], modificationSequence: UInt64)] = []
-            for try await message in session.fetch(SequenceSet(numbers: kept), items: items, changedSince: since) {
+            let changedSince = target.condStore ? since : nil
+            for try await message in session.fetch(SequenceSet(numbers: kept), items: items, changedSince: changedSince)
+            {
                 guard let uid = message.uid, let flags = message.flags else { continue }
                 changes.append((uid, flags.filter { $0 != .recent }, message.modificationSequence ?? 0))
             }
             changed = changes.count
-            try await index.updateFlags(changes, in: mailbox, uidValidity: uidValidity, progress: .unchanged)
+            try await index.updateFlags(changes, in: mailbox, uidValidity: target.uidValidity, progress: .unchanged)
         }
+        let added = try await fetchMissing(
+            onServer.filter { !localSet.contains($0) }.reversed(), into: target, over: session, progress: progress)
+        try await markInStep(target)
+        let count = try await index.mailbox(mailbox)?.messageCount ?? 0
+        let method: Method = isFirst ? .first : target.condStore && since != nil ? .changedSince : .everything
+        return Summary(
+            mailbox: mailbox, messages: count, added: added, changed: changed, removed: gone.count, method: method)
+    }
 
-        let missing = onServer.filter { !localSet.contains($0) }.reversed()
+    /// Stores the server's HIGHESTMODSEQ and UIDNEXT as EXAMINE reported them: the index is in
+    /// step with that state.
+    private func markInStep(_ target: Target) async throws {
+        try await index.updateFlags(
+            [], in: target.mailbox, uidValidity: target.uidValidity,
+            progress: .inStep(
+                highestModificationSequence: target.selected.highestModificationSequence,
+                uidNext: target.selected.uidNext, at: clock()))
+    }
+
+    /// Fetches and indexes the messages `missing` (newest first), in windows; returns how many
+    /// were added.
+    private func fetchMissing(
+        _ missing: [UInt32], into target: Target, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void
+    ) async throws -> Int {
+        let (mailbox, uidValidity) = (target.mailbox, target.uidValidity)
         var added = 0
-        var attachedHeadersInBody = sameMailbox ? known?.attachedHeadersInBody : nil
-        var pending = Array(missing)
+        var rules = target
+        var pending = missing[...]
         let whole = SectionSpecifier()
         // One window is stored while the next is fetched: at most one store in flight, each
         // awaited before the next begins, so the windows commit in order (a kill loses at most
@@ -104,32 +241,23 @@ public struct IndexSync: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             /// The window whose store is in flight.
             var storing: [MessageIndex.Record] = []
-            /// After the window in flight is committed: its progress, and the server's rule
-            /// asked for where one of its messages tells the two ways apart.
+            /// After the window in flight is committed: its progress, and the server's rules
+            /// asked for where one of its messages tells the ways apart.
             func committed() async throws {
                 try await group.next()
                 added += storing.count
                 if !storing.isEmpty { progress(added, missing.count) }
-                if attachedHeadersInBody == nil,
-                    let (uid, word) = storing.lazy.compactMap({ record in
-                        Self.attachedHeaderWord(record.text).map { (record.uid, $0) }
-                    }).first
-                {
-                    let found = try await session.search(
-                        [.uid(SequenceSet(uid)), .body(ByteString(word))], ordered: false)
-                    attachedHeadersInBody = found.uids.contains(uid)
-                    try await index.setAttachedHeadersInBody(found.uids.contains(uid), in: mailbox)
-                }
+                try await learnRules(from: storing, into: &rules, over: session)
                 storing = []
             }
             while !pending.isEmpty {
                 let batch = Array(pending.prefix(max(window, 1)))
-                pending.removeFirst(batch.count)
+                pending = pending.dropFirst(batch.count)
                 var records: [MessageIndex.Record] = []
                 var items: [FetchAttribute] = [
                     .uid, .flags, .internalDate, .rfc822Size, .bodySection(peek: true, section: whole, partial: nil),
                 ]
-                if serverModificationSequence != nil { items.append(.modificationSequence) }
+                if target.condStore { items.append(.modificationSequence) }
                 for try await message in session.fetch(SequenceSet(numbers: batch), items: items) {
                     guard let uid = message.uid, let internalDate = message.internalDate else { continue }
                     let bytes = Self.crlf(Array(message.bodySection(whole)?.bytes ?? []))
@@ -157,13 +285,46 @@ public struct IndexSync: Sendable {
             }
             try await committed()
         }
-        try await index.updateFlags(
-            [], in: mailbox, uidValidity: uidValidity,
-            progress: .inStep(
-                highestModificationSequence: serverModificationSequence, uidNext: selected.uidNext, at: clock()))
-        let count = try await index.mailbox(mailbox)?.messageCount ?? 0
-        return Summary(
-            mailbox: mailbox, messages: count, added: added, changed: changed, removed: gone.count, wasInStep: false)
+        return added
+    }
+
+    /// Asks the server what it does where servers differ, for the rules not known yet, with
+    /// the first of `records` that tells the ways apart (one `UID SEARCH` a rule, once a
+    /// mailbox), and keeps the answers in the index and in `target`.
+    private func learnRules(
+        from records: [MessageIndex.Record], into target: inout Target, over session: IMAPSession
+    ) async throws {
+        if target.attachedHeadersInBody == nil,
+            let (uid, word) = records.lazy.compactMap({ record in
+                Self.attachedHeaderWord(record.text).map { (record.uid, $0) }
+            }).first
+        {
+            let found = try await session.search([.uid(SequenceSet(uid)), .body(ByteString(word))], ordered: false)
+            target.attachedHeadersInBody = found.uids.contains(uid)
+            try await index.setAttachedHeadersInBody(found.uids.contains(uid), in: target.mailbox)
+        }
+        // An undated message received after 1-Jan-1970 tells the rules apart: 1970 is before
+        // 2-Jan-1970, its received day is its received day.
+        let epoch = IMAPDate(daysSinceEpoch: 0)
+        if target.undatedSentDate == nil,
+            let record = records.first(where: { $0.text.sentDate == nil && $0.internalDate.date > epoch })
+        {
+            let uid = SequenceSet(record.uid)
+            let rule: MessageIndex.UndatedRule
+            if try await session.search([.uid(uid), .sentBefore(IMAPDate(daysSinceEpoch: 1))], ordered: false).uids
+                .contains(record.uid)
+            {
+                rule = .epoch
+            } else if try await session.search([.uid(uid), .sentOn(record.internalDate.date)], ordered: false).uids
+                .contains(record.uid)
+            {
+                rule = .receivedDate
+            } else {
+                rule = .neither
+            }
+            target.undatedSentDate = rule
+            try await index.setUndatedSentDate(rule, in: target.mailbox)
+        }
     }
 
     /// A word BODY finds in `text` only when it looks in the headers of attached messages (an

@@ -81,12 +81,15 @@ extension MessageIndex {
         let needsText = !SearchMatcher.texts(in: keys).isEmpty || Self.readsSentDate(keys)
         let readsBody = Self.readsBody(keys)
         let readsBodyText = Self.readsBodyText(keys)
+        let readsSentDate = Self.readsSentDate(keys)
         return try await withConnection { (connection) throws(StoreError) -> LocalAnswer in
-            let find = try connection.prepare("SELECT id, attached_headers_in_body FROM mailbox WHERE name = ?1")
+            let find = try connection.prepare(
+                "SELECT id, attached_headers_in_body, undated_sent_date FROM mailbox WHERE name = ?1")
             try find.bind(1, mailbox)
             guard try find.step() else { return .notIndexed }
             let id = find.int64(0)
             let serverRule: Bool? = find.isNull(1) ? nil : find.int64(1) != 0
+            let undatedRule = find.isNull(2) ? nil : MessageIndex.UndatedRule(rawValue: find.text(2))?.matcherRule
             let range = "rowid >= ?1 AND rowid < ?2"
             // Two subqueries: SQLite answers a lone max() or min() from the rowid's b-tree, both in
             // one query by reading the whole range.
@@ -111,10 +114,10 @@ extension MessageIndex {
             let rowColumns = "rowid, internal_date, flags, zone, size, modseq"
             let matcher = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
-                attachedHeadersInBody: serverRule ?? true)
+                attachedHeadersInBody: serverRule ?? true, undatedSentDate: undatedRule ?? .receivedDate)
             let dovecotLike = SearchMatcher(
                 keys: keys, largestSequenceNumber: 0, largestUID: largestUID, wholeWords: false, now: now,
-                attachedHeadersInBody: false)
+                attachedHeadersInBody: false, undatedSentDate: undatedRule ?? .receivedDate)
             let judgesBothWays = readsBody && serverRule == nil
             let position = SearchMatcher.Position(sequenceNumber: 0, isRecent: false)
             let readText = try connection.prepare(
@@ -137,6 +140,10 @@ extension MessageIndex {
                         throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
                     }
                     row.text = text
+                }
+                if readsSentDate, undatedRule == nil, let text = row.text, text.sentDate == nil {
+                    return
+                        "UID \(row.uid) has no readable Date header, whose sent date servers take differently (this one was not seen to follow a rule the index knows)"
                 }
                 let matches = matcher.matches(row, at: position)
                 if judgesBothWays, row.text?.bodyTextWithoutAttachedHeaders != nil,
@@ -274,7 +281,7 @@ extension MessageIndex {
     }
 
     /// Whether a key compares the Date header (which is in the stored text).
-    private static func readsSentDate(_ keys: [SearchKey]) -> Bool {
+    static func readsSentDate(_ keys: [SearchKey]) -> Bool {
         mentions(keys) {
             switch $0 {
             case .sentBefore, .sentOn, .sentSince: true

@@ -15,7 +15,8 @@ import SystemLayer
 ///   100,000-message mailbox took 5 ms, 40 ms from a cold cache, on every search and catch-up), and `resume_below`: while a first sync runs (newest first), the
 ///   lowest UID indexed so far, so a killed sync goes on from there; and what the server was
 ///   seen to do where servers differ (`attached_headers_in_body`: whether its BODY finds a word
-///   in an attached message's header), learned by asking it (``IndexSync``).
+///   in an attached message's header; `undated_sent_date`: what sent date it gives a message
+///   without a readable Date header), learned by asking it (``IndexSync``).
 /// - `message`: what a search compares besides text (flags, INTERNALDATE, size, MODSEQ), a few
 ///   dozen bytes a row, so a search that reads every row of a mailbox reads little. Its rowid is
 ///   `mailbox id << 32 | UID`: a message is found by key without an index, and a mailbox's rows
@@ -59,6 +60,28 @@ public final class MessageIndex: Sendable {
         /// 5322 2.1 says it is in the body; Dovecot 2.3 does not look there); nil until a sync
         /// has asked the server.
         public var attachedHeadersInBody: Bool?
+        /// What the server's SENTBEFORE, SENTON and SENTSINCE take for the sent date of a
+        /// message without a readable Date header; nil until a sync has asked the server.
+        public var undatedSentDate: UndatedRule?
+    }
+
+    /// What a server was seen to take for the sent date of an undated message.
+    public enum UndatedRule: String, Sendable, Equatable {
+        /// Its received date (the mock server).
+        case receivedDate = "received"
+        /// 1-Jan-1970 (Dovecot 2.3).
+        case epoch
+        /// Neither: a search by sent date that an undated message could match goes to the server.
+        case neither
+
+        /// The matcher's rule, when the index can judge by one.
+        var matcherRule: UndatedSentDate? {
+            switch self {
+            case .receivedDate: return .receivedDate
+            case .epoch: return .epoch
+            case .neither: return nil
+            }
+        }
     }
 
     /// One message to store.
@@ -92,7 +115,7 @@ public final class MessageIndex: Sendable {
 
     /// The schema's version (`PRAGMA user_version`): a file of another version is rebuilt (the
     /// index can always be rebuilt from the server).
-    static let version: Int64 = 7
+    static let version: Int64 = 8
 
     /// The index at `path`, opened (and created) now.
     public init(path: String) throws(StoreError) {
@@ -147,7 +170,8 @@ public final class MessageIndex: Sendable {
                 """
                 CREATE TABLE mailbox(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, uidvalidity INTEGER NOT NULL,
                     highestmodseq INTEGER, uidnext INTEGER, resume_below INTEGER, synced_at INTEGER,
-                    attached_headers_in_body INTEGER, message_count INTEGER NOT NULL DEFAULT 0);
+                    attached_headers_in_body INTEGER, undated_sent_date TEXT,
+                    message_count INTEGER NOT NULL DEFAULT 0);
                 CREATE TABLE message(rowid INTEGER PRIMARY KEY, modseq INTEGER NOT NULL, flags TEXT NOT NULL,
                     internal_date INTEGER NOT NULL, zone INTEGER NOT NULL, size INTEGER NOT NULL);
                 CREATE INDEX message_date ON message(internal_date);
@@ -208,7 +232,7 @@ public final class MessageIndex: Sendable {
         let statement = try connection.prepare(
             """
             SELECT name, uidvalidity, highestmodseq, uidnext, resume_below, synced_at,
-                message_count, attached_headers_in_body
+                message_count, attached_headers_in_body, undated_sent_date
             FROM mailbox ORDER BY name
             """)
         var found: [Mailbox] = []
@@ -221,7 +245,8 @@ public final class MessageIndex: Sendable {
                     resumeBelow: statement.isNull(4) ? nil : UInt32(truncatingIfNeeded: statement.int64(4)),
                     syncedAt: statement.isNull(5) ? nil : Int(statement.int64(5)),
                     messageCount: Int(statement.int64(6)),
-                    attachedHeadersInBody: statement.isNull(7) ? nil : statement.int64(7) != 0))
+                    attachedHeadersInBody: statement.isNull(7) ? nil : statement.int64(7) != 0,
+                    undatedSentDate: statement.isNull(8) ? nil : UndatedRule(rawValue: statement.text(8))))
         }
         return found
     }
@@ -300,6 +325,17 @@ public final class MessageIndex: Sendable {
             let update = try connection.prepare("UPDATE mailbox SET attached_headers_in_body = ?2 WHERE name = ?1")
             try update.bind(1, name)
             try update.bind(2, value.map { Int64($0 ? 1 : 0) })
+            try update.run()
+        }
+    }
+
+    /// Records what the server's SENTBEFORE, SENTON and SENTSINCE were seen to take for the
+    /// sent date of an undated message (nil: not known, so the next sync asks again).
+    public func setUndatedSentDate(_ rule: UndatedRule?, in name: String) async throws(StoreError) {
+        try await withConnection { (connection) throws(StoreError) in
+            let update = try connection.prepare("UPDATE mailbox SET undated_sent_date = ?2 WHERE name = ?1")
+            try update.bind(1, name)
+            try update.bind(2, rule?.rawValue)
             try update.run()
         }
     }

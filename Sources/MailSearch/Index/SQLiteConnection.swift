@@ -108,6 +108,10 @@ final class SQLiteConnection: @unchecked Sendable {
             try connection.check(sqlite3_bind_text(handle, index, value, -1, mailsearch_sqlite_transient()))
         }
 
+        func bind(_ index: Int32, _ value: String?) throws(StoreError) {
+            if let value { try bind(index, value) } else { try connection.check(sqlite3_bind_null(handle, index)) }
+        }
+
         func bind(_ index: Int32, _ value: [UInt8]) throws(StoreError) {
             let result = value.withUnsafeBytes { buffer in
                 sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), mailsearch_sqlite_transient())

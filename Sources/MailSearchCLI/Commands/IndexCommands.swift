@@ -93,6 +93,8 @@ public struct SyncCommand: AsyncParsableCommand, ConnectingCommand {
                     object.append("changed", .integer(Int64(summary.changed)))
                     object.append("removed", .integer(Int64(summary.removed)))
                     object.append("inStep", .bool(summary.wasInStep))
+                    object.append("method", .string(summary.method.rawValue))
+                    object.append("seconds", .fraction(Self.seconds(summary.duration)))
                     var bytes: [UInt8] = []
                     JSONWriter.write(.object(object), into: &bytes)
                     bytes.append(UInt8(ascii: "\n"))
@@ -101,10 +103,17 @@ public struct SyncCommand: AsyncParsableCommand, ConnectingCommand {
                     let name = TerminalText.sanitized(summary.mailbox)
                     context.standardOutput.write(
                         "\(name): \(summary.messages) messages indexed (\(summary.added) added, "
-                            + "\(summary.changed) changed, \(summary.removed) removed)\n")
+                            + "\(summary.changed) changed, \(summary.removed) removed) in "
+                            + "\(Self.seconds(summary.duration)) s\n")
                 }
             }
         }
+    }
+
+    /// `duration` in seconds, to the hundredth.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return ((Double(seconds) + Double(attoseconds) / 1e18) * 100).rounded() / 100
     }
 }
 

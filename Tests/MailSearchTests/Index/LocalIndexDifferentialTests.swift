@@ -58,6 +58,9 @@ struct LocalIndexDifferentialTests {
             user: "alice", mailbox: "INBOX")
         let changed = try await sync.sync("INBOX", over: session)
         #expect(changed.added == 1 && changed.removed == 2 && changed.changed >= 2, "\(changed)")
+        #expect(changed.method == (profile == .full ? .changedSince : .everything), "\(changed)")
+        // The new message has no Date header: the sync asked how the server dates it.
+        #expect(try await index.mailbox("INBOX")?.undatedSentDate == .receivedDate)
         try await expectEqualAnswers(index, session, "after changes by another client")
 
         // The mailbox re-created: a new UIDVALIDITY, every entry indexed again.
