@@ -36,4 +36,27 @@ extension IMAPMailService {
         await session.logout()
         return summaries
     }
+
+    /// Lets ``localMatches(_:limit:)`` answer from `index` (nil: no local answers). The index
+    /// is read as it is: bring it in step first (``syncIndex(_:mailboxes:progress:)``).
+    public func answerLocally(from index: MessageIndex?) {
+        localIndex = index
+    }
+
+    /// The newest `limit` matches of `query` in the open mailbox's index, as the server's
+    /// search would find them; nil without an index of this mailbox under its UIDVALIDITY with
+    /// a finished sync, for a query of another mailbox, and for one only the server can decide.
+    public func localMatches(_ query: Query, limit: Int) async -> [Email]? {
+        guard let index = localIndex, let described else { return nil }
+        let context = context()
+        guard let compiled = try? QueryCompiler.compile(query, context: context), case .current = compiled.scope,
+            compiled.warnings.isEmpty,
+            let indexed = try? await index.mailbox(mailboxName), indexed.uidValidity == described.uidValidity,
+            indexed.resumeBelow == nil,
+            case .uids(let uids) = try? await index.newest(
+                limit, matching: compiled.programKeys, in: mailboxName, now: Int(now().timeIntervalSince1970),
+                serverMatchesWords: context.isGmail)
+        else { return nil }
+        return try? await index.emails(uids, in: mailboxName, pinFlag: context.pinFlag.flag)
+    }
 }

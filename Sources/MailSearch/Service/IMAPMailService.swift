@@ -56,6 +56,8 @@ public actor IMAPMailService: MailService {
     let summaryCache: SummaryCache?
     /// The latest of the cache writes, each after the one before; ``close()`` waits for it.
     var caching: Task<Void, Never>?
+    /// The local index type-ahead answers from (``answerLocally(from:)``); nil: none.
+    var localIndex: MessageIndex?
 
     /// A service for `mailbox` of the account `credentials` log in to. With `summaryCache`, the
     /// messages a page or listing shows are kept there, and shown again with only their flags

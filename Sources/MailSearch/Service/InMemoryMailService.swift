@@ -210,12 +210,23 @@ public final class InMemoryMailService: MailService {
 
     public func search(_ query: Query, pageSize: Int) async throws(MailServiceError) -> EmailPage {
         try await begin(.search)
+        return page(MessageList(ids: try matches(query).map(\.id)), offset: 0, pageSize: pageSize)
+    }
+
+    /// Everything is local here: type-ahead gets the newest matches of any query that compiles.
+    public func localMatches(_ query: Query, limit: Int) async -> [Email]? {
+        guard let found = try? matches(query) else { return nil }
+        return Array(found.prefix(limit))
+    }
+
+    /// The messages matching `query`, newest first.
+    private func matches(_ query: Query) throws(MailServiceError) -> [Email] {
         let today = SearchContext.day(of: now(), in: TimeZone.current)
         let context = SearchContext(today: today)
         let compiled: CompiledSearch
         do { compiled = try QueryCompiler.compile(query, context: context) } catch { throw MailServiceError(error) }
         let matcher = QueryMatcher(today: today, pinFlag: pinFlag, now: now())
-        let ids = state.withLock { state -> [Email] in
+        return state.withLock { state -> [Email] in
             let names: [String]
             switch compiled.scope {
             case .current: names = [mailbox]
@@ -228,8 +239,7 @@ public final class InMemoryMailService: MailService {
             }
             .map(\.email)
         }
-        .sorted(by: Self.newestFirst).map(\.id)
-        return page(MessageList(ids: ids), offset: 0, pageSize: pageSize)
+        .sorted(by: Self.newestFirst)
     }
 
     public func page(of list: MessageList, offset: Int, pageSize: Int) async throws(MailServiceError) -> EmailPage {

@@ -46,6 +46,11 @@ public protocol MailService: AnyObject, Sendable {
     /// cannot say (the default).
     func unreadUIDs() async throws(MailServiceError) -> [UInt32]?
 
+    /// The newest `limit` messages matching `query` found without asking the server (a local
+    /// index), newest first, for results while a query is typed; nil when the service has no
+    /// such answer (no index, or a query only the server can decide exactly), the default.
+    func localMatches(_ query: Query, limit: Int) async -> [Email]?
+
     /// What happens in the open mailbox: arrivals, expunges, flags changed elsewhere, a re-created
     /// mailbox, connection trouble. Each call returns a new stream; it ends when the service closes.
     func events() -> AsyncStream<MailServiceEvent>
@@ -55,6 +60,9 @@ public protocol MailService: AnyObject, Sendable {
 }
 
 extension MailService {
+    /// No local answers: type-ahead shows nothing, and submitting asks the server.
+    public func localMatches(_ query: Query, limit: Int) async -> [Email]? { nil }
+
     /// The service cannot say which messages are unread.
     public func unreadUIDs() async throws(MailServiceError) -> [UInt32]? { nil }
 

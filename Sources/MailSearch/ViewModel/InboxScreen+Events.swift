@@ -32,6 +32,9 @@ extension InboxScreen {
         case suggestionChosen(String)
         /// The first page of a search's results arrived.
         case searchCompleted(generation: Int, EmailPage)
+        /// The service answered type-ahead's question `generation`: the newest local matches,
+        /// or nil when it has no local answer.
+        case typeAheadAnswered(generation: Int, [Email]?)
         /// A search failed.
         case searchFailed(generation: Int, MailServiceError)
         /// The person scrolled to the end of the inbox or of the results: the next page joins
@@ -85,6 +88,11 @@ extension InboxScreen {
         case search(generation: Int, Query, pageSize: Int)
         /// Cancel the search of `generation` and its page loads (their answers would be ignored).
         case cancelSearch(generation: Int)
+        /// Ask the service for the newest `limit` local matches of `query` (no server round
+        /// trip); answer with `typeAheadAnswered` of `generation`. A newer one replaces it.
+        case typeAhead(generation: Int, Query, limit: Int)
+        /// Drop the type-ahead question in flight (its answer would be ignored).
+        case cancelTypeAhead
         /// Load a further page; answer with `pageLoaded`/`pageFailed`.
         case loadPage(Target, generation: Int, MessageList, offset: Int, pageSize: Int)
         /// Mark messages read or unread; answer with `flagChangeCompleted`/`flagChangeFailed`.

@@ -29,6 +29,7 @@ package struct InboxScreen: Hashable, Sendable {
     var flags = FlagChanges()
     var log = LiveEventLog()
     var field = SearchSuggestions()
+    var typeAhead: TypeAhead
     /// What the screen should tell the person.
     var notice: InboxNotice?
 
@@ -37,6 +38,7 @@ package struct InboxScreen: Hashable, Sendable {
         self.pageSize = max(1, pageSize)
         listing = InboxListing(pageSize: self.pageSize)
         search = InboxSearch(pageSize: self.pageSize)
+        typeAhead = TypeAhead(limit: self.pageSize)
     }
 
     // MARK: - What the views read
@@ -59,6 +61,8 @@ package struct InboxScreen: Hashable, Sendable {
         view.searchedQuery = search.searchedQuery
         view.suggestions = field.suggestions
         view.recentSearches = field.recentSearches
+        view.typeAheadResults = typeAhead.results
+        view.typeAheadQuery = typeAhead.answeredQuery
         view.notice = notice
         view.isLoadingMore = listing.inbox.request != nil
         view.isLoadingMoreResults = search.results.request != nil
@@ -121,7 +125,7 @@ package struct InboxScreen: Hashable, Sendable {
         case .stop:
             // Nothing to stop: not even the search is cancelled.
             guard listing.isRunning else { return [] }
-            return listing.event(.stop) + search.event(.stop) + [.effect(.close)]
+            return listing.event(.stop) + search.event(.stop) + typeAheadEvent(.clear) + [.effect(.close)]
         case .opened(let description):
             let pinFlag = listing.pinFlag
             let actions = listing.event(.opened(description))
@@ -147,13 +151,15 @@ package struct InboxScreen: Hashable, Sendable {
             let actions = search.event(.searchingChanged(isSearching))
             switch (before, search.viewState) {
             case (.emails, .search): return actions + fieldEvent(.follow)
-            case (.search, .emails): return actions + fieldEvent(.clear)
+            case (.search, .emails): return actions + fieldEvent(.clear) + typeAheadEvent(.clear)
             case (.emails, .emails), (.search, .search): return actions
             }
-        case .queryChanged(let text): return fieldEvent(.typed(text))
+        case .queryChanged(let text): return fieldEvent(.typed(text)) + typed(text)
         case .submit: return search.event(.submit(field.query))
         case .suggestionChosen(let text):
-            return fieldEvent(.typed(text)) + search.event(.submit(text))
+            return fieldEvent(.typed(text)) + typed(text) + search.event(.submit(text))
+        case .typeAheadAnswered(let generation, let emails):
+            return typeAheadEvent(.answered(generation: generation, emails))
         case .searchCompleted(let generation, let page):
             guard search.awaits(generation) else { return [] }
             // Whether new mail matches is the server's to say: arrivals wait for the next search.
@@ -218,8 +224,23 @@ package struct InboxScreen: Hashable, Sendable {
         case .loadPage(.inbox, _, _, _, _): return .inboxPage
         case .loadPage(.results, _, _, _, _): return .resultsPage
         case .loadHistory, .open, .listen, .stopListening, .cancelSearch, .setRead, .setPinned, .recordHistory,
-            .close:
+            .close, .typeAhead, .cancelTypeAhead:
             return nil
+        }
+    }
+
+    /// The field's text changed: in search mode, type-ahead asks for it.
+    private mutating func typed(_ text: String) -> [InboxAction] {
+        search.viewState == .search ? typeAheadEvent(.typed(text)) : []
+    }
+
+    private mutating func typeAheadEvent(_ event: TypeAhead.Event) -> [InboxAction] {
+        typeAhead.event(event).map { action in
+            switch action {
+            case .ask(let generation, let query, let limit):
+                return .effect(.typeAhead(generation: generation, query, limit: limit))
+            case .cancel: return .effect(.cancelTypeAhead)
+            }
         }
     }
 

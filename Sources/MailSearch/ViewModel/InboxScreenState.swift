@@ -38,6 +38,11 @@ public struct InboxScreenState: Hashable, Sendable {
     public var suggestions: [Suggestion] = []
     /// Recent searches of this account, newest first.
     public var recentSearches: [String] = []
+    /// While the query is typed: the newest matches the service found without the server (its
+    /// local index) for ``typeAheadQuery``; empty when it has none. Submitting asks the server.
+    public var typeAheadResults: [Email] = []
+    /// The text (normalized) ``typeAheadResults`` answer; nil when none show.
+    public var typeAheadQuery: String?
     /// What the screen should tell the person; nil when there is nothing to say.
     public var notice: InboxNotice?
     /// Whether a further inbox page is loading.

@@ -94,6 +94,12 @@ public final class InboxViewModel: Observable {
     public var suggestions: [Suggestion] { self[\.suggestions] }
     /// Recent searches of this account, newest first.
     public var recentSearches: [String] { self[\.recentSearches] }
+    /// While the query is typed: the newest matches the service found without the server (its
+    /// local index), for ``typeAheadQuery``; empty when it has no local answer. Submitting asks
+    /// the server, whose page becomes ``searchResults``.
+    public var typeAheadResults: [Email] { self[\.typeAheadResults] }
+    /// The text (normalized) ``typeAheadResults`` answer; nil when none show.
+    public var typeAheadQuery: String? { self[\.typeAheadQuery] }
     /// What the screen should tell the person: a change rolled back and why, a pin keyword
     /// that fell back to `\Flagged`, a lost connection; nil when there is nothing to say.
     public var notice: InboxNotice? { self[\.notice] }
@@ -158,7 +164,7 @@ public final class InboxViewModel: Observable {
     // MARK: - The driver's own state
 
     private enum JobKey: Hashable {
-        case open, listen, list, unread, inboxPage, close, history, script
+        case open, listen, list, unread, inboxPage, close, history, script, typeAhead
         case search(Int)
         case resultsPage(Int)
         case flagChange(Int)
@@ -211,7 +217,8 @@ public final class InboxViewModel: Observable {
     /// which kept its contents, and forgets the search.
     public func setSearching(_ isSearching: Bool) { send(.searchingChanged(isSearching)) }
 
-    /// The search field's text changed: suggestions follow; nothing is sent to the server.
+    /// The search field's text changed: suggestions follow, and type-ahead asks the service for
+    /// its local matches (``typeAheadResults``); nothing is sent to the server.
     public func updateQuery(_ text: String) { send(.queryChanged(text)) }
 
     /// Searches for ``query`` on the server: a query that does not parse shows `.error` naming
@@ -336,6 +343,14 @@ public final class InboxViewModel: Observable {
                     self.send(.searchFailed(generation: generation, error))
                 }
             }
+        case .typeAhead(let generation, let query, let limit):
+            run(.typeAhead) {
+                let emails = await service.localMatches(query, limit: limit)
+                guard !Task.isCancelled else { return }
+                self.send(.typeAheadAnswered(generation: generation, emails))
+            }
+        case .cancelTypeAhead:
+            cancel(.typeAhead)
         case .cancelSearch(let generation):
             cancel(.search(generation))
             cancel(.resultsPage(generation))

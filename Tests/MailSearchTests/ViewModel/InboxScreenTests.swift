@@ -70,17 +70,24 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         // Search mode in and out; the inbox keeps its contents.
         .init(.data, .searchingChanged(true), .search, .data, .empty, []),
         .init(.searchEmpty, .searchingChanged(false), .emails, .data, .empty, []),
-        .init(.results, .searchingChanged(false), .emails, .data, .empty, []),
-        .init(.searching, .searchingChanged(false), .emails, .data, .empty, [.cancelSearch(generation: 1)]),
-        .init(.searchFailed, .searchingChanged(false), .emails, .data, .empty, []),
+        .init(.results, .searchingChanged(false), .emails, .data, .empty, [.cancelTypeAhead]),
+        .init(
+            .searching, .searchingChanged(false), .emails, .data, .empty,
+            [.cancelSearch(generation: 1), .cancelTypeAhead]),
+        .init(.searchFailed, .searchingChanged(false), .emails, .data, .empty, [.cancelTypeAhead]),
         .init(.searchEmpty, .searchingChanged(true), .search, .data, .empty, []),
-        // Typing: suggestions only.
-        .init(.searchEmpty, .queryChanged("from:alb"), .search, .data, .empty, []),
+        // Typing: suggestions, and type-ahead asks the service (not the server) for text that parses.
+        .init(
+            .searchEmpty, .queryChanged("from:alb"), .search, .data, .empty,
+            [.typeAhead(generation: 1, parsedQuery("from:alb"), limit: 4)]),
         .init(.results, .queryChanged("is:"), .search, .data, .results, []),
         // Submit: parse, search, record; a parse error names the column; the empty query does nothing.
         .init(
             .searchEmpty, .suggestionChosen("from:albus"), .search, .data, .searching,
-            [.search(generation: 1, parsedQuery("from:albus"), pageSize: 4), .recordHistory("from:albus")]),
+            [
+                .typeAhead(generation: 1, parsedQuery("from:albus"), limit: 4),
+                .search(generation: 1, parsedQuery("from:albus"), pageSize: 4), .recordHistory("from:albus"),
+            ]),
         .init(
             .data, .suggestionChosen("  is:unread   from:albus "), .search, .data, .searching,
             [
@@ -102,6 +109,7 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         .init(
             .searching, .suggestionChosen("from:minerva"), .search, .data, .searching,
             [
+                .cancelTypeAhead, .typeAhead(generation: 2, parsedQuery("from:minerva"), limit: 4),
                 .cancelSearch(generation: 1), .search(generation: 2, parsedQuery("from:minerva"), pageSize: 4),
                 .recordHistory("from:minerva"),
             ]),
@@ -111,7 +119,10 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
             .error("unbalanced \"(\" at column 1"), [.cancelSearch(generation: 1)]),
         .init(
             .results, .suggestionChosen("from:minerva"), .search, .data, .searching,
-            [.search(generation: 2, parsedQuery("from:minerva"), pageSize: 4), .recordHistory("from:minerva")]),
+            [
+                .cancelTypeAhead, .typeAhead(generation: 2, parsedQuery("from:minerva"), limit: 4),
+                .search(generation: 2, parsedQuery("from:minerva"), pageSize: 4), .recordHistory("from:minerva"),
+            ]),
         // More pages.
         .init(
             .data, .loadMore(.inbox), .emails, .data, .empty,
@@ -156,7 +167,8 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
         // Stop.
         .init(.data, .stop, .emails, .data, .empty, [.stopListening, .close], connection: .closed),
         .init(
-            .searching, .stop, .search, .data, .empty, [.stopListening, .cancelSearch(generation: 1), .close],
+            .searching, .stop, .search, .data, .empty,
+            [.stopListening, .cancelSearch(generation: 1), .cancelTypeAhead, .close],
             connection: .closed),
         .init(.fresh, .stop, .emails, .loading, .empty, []),
         .init(.stopped, .stop, .emails, .data, .empty, []),
@@ -460,15 +472,19 @@ struct ScreenTransition: Sendable, CustomStringConvertible {
 
     // MARK: - Suggestions, paging
 
-    @Test func suggestionsComeFromHistoryOperatorsAndPeopleWithoutEffects() {
+    @Test func suggestionsComeFromHistoryOperatorsAndPeopleWithoutServerEffects() {
         var screen = ScreenFixture.Start.data.screen
         _ = screen.handle(.historyLoaded(["from:albus", "invoice"], warning: nil))
         #expect(screen.recentSearches == ["from:albus", "invoice"])
         #expect(screen.handle(.searchingChanged(true)) == [])
         #expect(screen.suggestions.map(\.text) == ["from:albus", "invoice"])
-        #expect(screen.handle(.queryChanged("from:se")) == [])
+        #expect(
+            screen.handle(.queryChanged("from:se")) == [.typeAhead(generation: 1, parsedQuery("from:se"), limit: 4)])
         #expect(screen.suggestions.map(\.text) == ["from:\"Severus Snape\"", "from:severus@hogwarts.example"])
-        #expect(screen.handle(.queryChanged("fr")) == [])
+        #expect(
+            screen.handle(.queryChanged("fr")) == [
+                .cancelTypeAhead, .typeAhead(generation: 2, parsedQuery("fr"), limit: 4),
+            ])
         #expect(screen.suggestions.map(\.text) == ["from:albus", "from:"])
     }
 

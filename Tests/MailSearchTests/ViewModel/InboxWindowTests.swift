@@ -137,7 +137,8 @@ private struct WindowDriver {
                 mailbox.setFlags(isRead ? others + [.seen] : others, at: position)
             }
             return [.flagChangeCompleted(change, FlagChangeResult())]
-        case .loadHistory, .open, .listen, .stopListening, .search, .cancelSearch, .recordHistory, .close:
+        case .loadHistory, .open, .listen, .stopListening, .search, .cancelSearch, .recordHistory, .close, .typeAhead,
+            .cancelTypeAhead:
             return []
         }
     }
