@@ -117,11 +117,15 @@ public final class MessageIndex: Sendable {
     /// index can always be rebuilt from the server).
     static let version: Int64 = 8
 
-    /// The index at `path`, opened (and created) now.
+    /// The path of an index held in memory only (``init(path:)``): gone when it is closed,
+    /// for the demo mailbox.
+    public static let inMemory = ":memory:"
+
+    /// The index at `path`, opened (and created) now; at ``inMemory``, one in memory.
     public init(path: String) throws(StoreError) {
         self.path = path
         database = Mutex(nil)
-        try Self.prepareFiles(path)
+        if path != Self.inMemory { try Self.prepareFiles(path) }
         let connection = try Self.open(path)
         database.withLock { $0 = connection }
     }

@@ -16,8 +16,10 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
             The inbox, pinned messages first, then newest first; new mail, expunges and flags
             changed elsewhere appear as they happen. Keys: j/k or arrows move, PgUp/PgDn page,
             g/G first/last, Enter opens a message (never marking it read), u Read/Unread,
-            p Pin/Unpin, / searches the server (recent searches and suggestions while typing;
-            Tab or arrows and Enter take a suggestion; Esc returns to the inbox as it was),
+            p Pin/Unpin, / searches the server (recent searches and suggestions while typing,
+            and with a local index, from "mailsearch sync" or the demo's own, the newest
+            matches on every key; Tab or arrows and Enter take a suggestion; Enter asks the
+            server; Esc returns to the inbox as it was),
             R checks for mail, ? shows every key, q quits. Needs a terminal; no colours with
             NO_COLOR set. A lost connection is tried again for as long as the screen is open
             (the status row says "Offline: retrying every 30 s" until it is back).
@@ -49,16 +51,61 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         let history = InboxViewModel.HistoryStorage.file(
             account: open.settings.historyKey,
             directory: SearchHistory.defaultDirectory(environment: context.environment))
+        let typeAhead = try await Self.typeAheadIndex(open, environment: context.environment)
         let outcome: TerminalUI.Outcome
         do throws(RawTerminal.SetupError) {
             outcome = try await TerminalUI.run(service: open.service, history: history, colors: !noColor)
         } catch {
-            await open.close()
+            await Self.end(typeAhead, open)
             throw CommandFailure("cannot use the terminal full-screen: \(error.message)")
         }
-        await open.close()
+        await Self.end(typeAhead, open)
         // Ended by a signal: the status a shell expects of a program the signal ended, 128 + its
         // number (143 for SIGTERM, 129 SIGHUP, 130 SIGINT), with the terminal already restored.
         if case .terminated(let number) = outcome { MailSearchTool.end(ExitCode(rawValue: 128 + number)) }
+    }
+
+    /// Results while typing come from the local index: the account's, when it has one of the
+    /// mailbox, or for the demo one in memory. It is caught up with the server first (the
+    /// demo's indexed whole), over a connection of its own while the screen opens; until then,
+    /// and for a mailbox without an index, typing shows suggestions only. The task ends with
+    /// the screen.
+    private static func typeAheadIndex(
+        _ open: OpenAccount, environment: [String: String]
+    ) async throws(CommandFailure) -> (index: MessageIndex, catchUp: Task<Void, Never>)? {
+        let mailbox = open.settings.mailbox
+        let index: MessageIndex
+        if open.settings.isDemo {
+            do throws(StoreError) {
+                index = try MessageIndex(path: MessageIndex.inMemory)
+            } catch {
+                throw CommandFailure(error.message)
+            }
+        } else {
+            guard
+                let (existing, _) = try await IndexedSearch.index(
+                    open.settings, mailbox: mailbox, environment: environment)
+            else { return nil }
+            index = existing
+        }
+        let service = open.service
+        let catchUp = Task {
+            // A catch-up that fails leaves type-ahead off: Enter still asks the server.
+            guard (try? await service.syncIndex(index, mailboxes: [mailbox])) != nil, !Task.isCancelled else { return }
+            await service.answerLocally(from: index)
+        }
+        return (index, catchUp)
+    }
+
+    /// The screen is over: the catch-up stops, the service lets the index go, and it closes.
+    private static func end(_ typeAhead: (index: MessageIndex, catchUp: Task<Void, Never>)?, _ open: OpenAccount) async
+    {
+        if let (index, catchUp) = typeAhead {
+            catchUp.cancel()
+            await catchUp.value
+            await open.service.answerLocally(from: nil)
+            index.close()
+        }
+        await open.close()
     }
 }

@@ -127,8 +127,17 @@ package struct InboxRenderer {
                 lines += [FrameLine(), FrameLine("r  Retry", .bold)]
                 return centered(lines, width: width, rows: rows)
             }
-        case .searchField where screen.showsSuggestions:
-            return suggestionRows(screen, width: width)
+        case .searchField where screen.showsSuggestions || screen.showsTypeAhead,
+            .searchResults where screen.showsTypeAhead:
+            var lines = screen.showsSuggestions ? suggestionRows(screen, width: width) : []
+            if screen.showsTypeAhead {
+                if snapshot.searchState == .searching {
+                    let query = snapshot.searchedQuery ?? snapshot.query
+                    lines.append(FrameLine(" Searching the server for “\(query)”...", .dim))
+                }
+                lines += typeAheadRows(snapshot, width: width, rows: rows - lines.count)
+            }
+            return Array(lines.prefix(rows))
         case .searchField, .searchResults:
             switch snapshot.searchState {
             case .searching:
@@ -262,6 +271,21 @@ package struct InboxRenderer {
             }
             lines.append(line.fitted(to: width, style))
         }
+        return lines
+    }
+
+    /// Type-ahead: the newest local matches of the text typed, under a title saying where they
+    /// come from (Enter asks the server).
+    private func typeAheadRows(_ snapshot: InboxScreenState, width: Int, rows: Int) -> [FrameLine] {
+        guard rows > 0, let query = snapshot.typeAheadQuery else { return [] }
+        let matches = snapshot.typeAheadResults
+        let title =
+            matches.isEmpty
+            ? " No local matches for “\(query)”; Enter asks the server"
+            : " Newest local matches for “\(query)”; Enter asks the server"
+        let lines =
+            [FrameLine(title, TextStyle.bold.colored(.cyan)).truncated(to: width, ellipsis: true)]
+            + matches.prefix(rows - 1).map { emailRow($0, selected: false, width: width) }
         return lines
     }
 
@@ -413,6 +437,7 @@ package struct InboxRenderer {
         "   Ctrl-Z            stop, as a shell job (fg brings it back, redrawn)",
         " Searching",
         "   type              the query; suggestions follow (recent searches, operators, people)",
+        "                     and, with a local index, its newest matches on every key",
         "   Tab               take the highlighted (or first) suggestion into the field",
         "   ↓ ↑ then Enter    search with the highlighted suggestion",
         "   Enter             search; / edits the search again",

@@ -185,6 +185,19 @@ package struct TerminalScreen: Hashable, Sendable {
     /// has the keys and there is something to suggest.
     package var showsSuggestions: Bool { mode == .searchField && !snapshot.suggestions.isEmpty }
 
+    /// Whether type-ahead's local matches show: in the search field, those of the text typed
+    /// unless the server's results of that same query show; after Enter, those of the query
+    /// submitted while the server searches.
+    package var showsTypeAhead: Bool {
+        guard let typed = snapshot.typeAheadQuery else { return false }
+        switch (mode, snapshot.searchState) {
+        case (.searchField, .results), (.searchField, .error): return typed != snapshot.searchedQuery
+        case (.searchField, .searching), (.searchField, .empty): return true
+        case (.searchResults, .searching): return typed == snapshot.searchedQuery
+        default: return false
+        }
+    }
+
     // MARK: - Events
 
     /// Applies `event`; returns what the driver must do, in order.

@@ -136,6 +136,52 @@ struct InboxRendererTests {
         #expect(harness.model.searchedQuery == nil, "typing does not search")
     }
 
+    @Test func typeAheadShowsTheNewestLocalMatchesUnderTheSuggestions() async {
+        let harness = ScreenHarness()
+        await harness.start()
+        harness.press(.character("/"))
+        harness.type("from:alb")
+        await harness.waitUntil { $0.typeAheadQuery == "from:alb" }
+        let lines = harness.lines
+        #expect(lines[1] == " Suggestions")
+        let title = lines.firstIndex(of: " Newest local matches for “from:alb”; Enter asks the server")
+        #expect(title != nil, "\(lines)")
+        if let title {
+            #expect(
+                lines[title + 1].hasPrefix("  ●   AD Albus Dumbledore")
+                    || lines[title + 1].hasPrefix(" ●   AD Albus Dumbledore"), "\(lines[title + 1])")
+            #expect(lines[title + 1].contains("About Nicolas Flamel"))
+            #expect(lines[title + 3].trimmingCharacters(in: .whitespaces).isEmpty, "Albus wrote two")
+        }
+        #expect(harness.model.searchedQuery == nil, "typing does not search")
+
+        // Nothing matches: said so, until Enter asks the server.
+        harness.type("xyz")
+        await harness.waitUntil { $0.typeAheadQuery == "from:albxyz" }
+        #expect(harness.lines.contains(" No local matches for “from:albxyz”; Enter asks the server"))
+        for line in harness.lines { #expect(FrameLine(line).width <= 80, "\(line)") }
+    }
+
+    @Test func typeAheadStaysWhileTheServerSearches() async {
+        let service = ScreenHarness.sampleService()
+        service.hold(.search)
+        let harness = ScreenHarness(service: service)
+        await harness.start()
+        harness.press(.character("/"))
+        harness.type("potion")
+        await harness.waitUntil { $0.typeAheadQuery == "potion" }
+        harness.press(.enter)
+        #expect(harness.model.searchState == .searching)
+        let lines = harness.lines
+        #expect(lines[1] == " Searching the server for “potion”...")
+        #expect(lines[2] == " Newest local matches for “potion”; Enter asks the server")
+        #expect(lines[3].contains("Potions homework"), "\(lines[3])")
+        service.release(.search)
+        await harness.settle()
+        #expect(harness.model.searchState == .results)
+        #expect(!harness.text.contains("local matches"), "the server's page replaces them")
+    }
+
     @Test func searchSearching() async {
         let service = ScreenHarness.sampleService()
         service.hold(.search)
