@@ -24,18 +24,19 @@ public struct MailboxSummary: Hashable, Sendable {
 }
 
 extension IMAPMailService {
-    /// Every mailbox of the account, in the server's order, with message and unread counts.
+    /// Every mailbox of the account, in the server's order, with message and unread counts
+    /// unless `counting` is false (then one LIST, and no counts).
     ///
     /// ```
     /// C: A4 LIST "" "*"
     /// C: A5 STATUS INBOX (MESSAGES UNSEEN)          (one per selectable mailbox)
     /// ```
-    public func mailboxes() async throws(MailServiceError) -> [MailboxSummary] {
+    public func mailboxes(counting: Bool = true) async throws(MailServiceError) -> [MailboxSummary] {
         do throws(IMAPError) {
             let session = try await connection.currentSession()
             var summaries: [MailboxSummary] = []
             for item in try await session.list() {
-                guard item.isSelectable else {
+                guard item.isSelectable, counting else {
                     summaries.append(
                         MailboxSummary(
                             name: item.name.description, attributes: item.attributes, messageCount: nil,

@@ -45,30 +45,43 @@ public struct MessageContent: Hashable, Sendable {
 }
 
 extension IMAPMailService {
-    /// The most bytes of one message `message(uid:)` fetches (`BODY.PEEK[]<0.n>` beyond it).
+    /// The most bytes of one message `message(_:)` fetches (`BODY.PEEK[]<0.n>` beyond it).
     public static let largestShownMessage = 4 << 20
 
     /// The message with `uid` in the open mailbox: its row, headers and text; nil when there is
-    /// no such message. Fetched with `BODY.PEEK[]`, so reading it never marks it read.
+    /// no such message (see ``message(_:)``).
+    public func message(uid: UInt32) async throws(MailServiceError) -> MessageContent? {
+        let description = try await open()
+        return try await message(Email.ID(mailbox: description.name, uidValidity: description.uidValidity, uid: uid))
+    }
+
+    /// The message `id`, of the open mailbox or another (a row of an `in:all` search): its row,
+    /// headers and text; nil when there is no such message. Fetched with `BODY.PEEK[]`, so
+    /// reading it never marks it read; a message of another mailbox is fetched on the second
+    /// connection, which EXAMINEs that mailbox.
     ///
     /// ```
     /// C: A5 UID FETCH 42 (UID FLAGS ENVELOPE INTERNALDATE RFC822.SIZE BODYSTRUCTURE PREVIEW)
     /// C: A6 UID FETCH 42 (UID BODY.PEEK[])
     /// ```
-    public func message(uid: UInt32) async throws(MailServiceError) -> MessageContent? {
+    public func message(_ id: Email.ID) async throws(MailServiceError) -> MessageContent? {
         let description = try await open()
-        let id = Email.ID(mailbox: description.name, uidValidity: description.uidValidity, uid: uid)
         let page = try await page(of: MessageList(ids: [id]), offset: 0, pageSize: 1)
-        guard let email = page.emails.first(where: { $0.uid == uid }) else { return nil }
+        guard let email = page.emails.first(where: { $0.id == id }) else { return nil }
+        let uid = id.uid
         let isTruncated = email.size > Self.largestShownMessage
         let partial = isTruncated ? FetchAttribute.Partial(offset: 0, length: UInt64(Self.largestShownMessage)) : nil
+        let items: [FetchAttribute] = [.uid, .bodySection(peek: true, section: .complete, partial: partial)]
         let fetched: [FetchResponse]
-        do {
-            fetched = try await connection.fetch(
-                SequenceSet(numbers: [uid]),
-                items: [.uid, .bodySection(peek: true, section: .complete, partial: partial)])
-        } catch {
-            throw MailServiceError(error)
+        if id.mailbox == description.name {
+            do {
+                fetched = try await connection.fetch(SequenceSet(numbers: [uid]), items: items)
+            } catch {
+                throw MailServiceError(error)
+            }
+        } else {
+            fetched = try await others.fetch(
+                SequenceSet(numbers: [uid]), items: items, in: id.mailbox, uidValidity: id.uidValidity)
         }
         guard let response = fetched.first(where: { $0.uid == uid }) else { return nil }
         let bytes = response.bodySection(.complete).map { Array($0.bytes) } ?? []

@@ -1,9 +1,10 @@
 import MailSearch
 
 /// `mailsearch read|unread|pin|unpin <uid>...`: one command, parameterised by the change it
-/// makes. It finds which of the UIDs exist (one UID SEARCH), changes the flag with
-/// `UID STORE +FLAGS.SILENT`/`-FLAGS.SILENT` (UNCHANGEDSINCE with CONDSTORE), and reports what
-/// the server refused.
+/// makes. It finds which of the UIDs exist (one UID SEARCH per mailbox named, see
+/// ``MessageArguments``), changes the flag with `UID STORE +FLAGS.SILENT`/`-FLAGS.SILENT`
+/// (UNCHANGEDSINCE with CONDSTORE) in each message's own mailbox, and reports what the server
+/// refused.
 public struct FlagCommand<Change: FlagChangeKind>: AsyncParsableCommand, ConnectingCommand {
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
@@ -13,57 +14,54 @@ public struct FlagCommand<Change: FlagChangeKind>: AsyncParsableCommand, Connect
 
     static var uid: PositionalArgument {
         PositionalArgument(
-            "uid", help: "UIDs or UID sets, as search and list show them (12 15:20 or 12,15:20).", isRepeating: true)
+            "uid",
+            help:
+                "UIDs or UID sets, as search and list show them (12 15:20 or 12,15:20); MAILBOX:UIDS for another mailbox's (Archive:32 or Archive:32,40:45; the mailbox as \"mailsearch mailboxes\" shows it, and may contain ':').",
+            isRepeating: true)
     }
 
-    var uids: UIDSet
+    var messages: MessageArguments
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        uids = try UIDSet(arguments: Self.uid.readAll(from: arguments))
+        messages = try MessageArguments(arguments: Self.uid.readAll(from: arguments))
         account = try AccountOptions(parsing: arguments)
     }
 
     public func validate() throws(UsageError) { try account.validate() }
 
     public func run(context: CommandContext) async throws(CommandFailure) {
-        let (change, uids) = (Change.change, uids)
+        let (change, messages) = (Change.change, messages)
         try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
-            let found: [Email.ID]
-            let result: FlagChangeResult
-            do {
-                let existing = try await open.service.search(
-                    try QueryParser.parse("uid:\(uids.text)").query, pageSize: 1)
-                found = existing.list.ids
-                guard !found.isEmpty else {
-                    throw CommandFailure(
-                        "there is no message with UID \(uids.text) in \(open.mailbox.name); \"mailsearch list\" shows the UIDs"
-                    )
-                }
-                result = try await change.apply(to: found, on: open.service)
-            } catch let error as MailServiceError {
-                throw Failures.working(error)
-            } catch let error as QueryError {
-                throw CommandFailure(error.message, exitCode: .usageError)
-            } catch let failure as CommandFailure {
-                throw failure
-            } catch {
-                throw CommandFailure("\(error)")
+            let openName = open.mailbox.name
+            let (found, missing) = try await messages.find(in: open)
+            guard !found.isEmpty else {
+                throw CommandFailure(
+                    "there is no message with \(MessageArguments.describe(missing, open: openName)); \"mailsearch list\" shows the UIDs"
+                )
             }
-            let changed = found.filter { result.refused[$0] == nil }.map(\.uid)
+            let result: FlagChangeResult
+            do throws(MailServiceError) {
+                result = try await change.apply(to: found, on: open.service)
+            } catch {
+                throw Failures.working(error)
+            }
+            let changed = found.filter { result.refused[$0] == nil }
             if !changed.isEmpty {
                 let count = changed.count == 1 ? "1 message" : "\(changed.count) messages"
-                context.standardOutput.write(change.report(count: count, uids: compactUIDs(changed)) + "\n")
+                context.standardOutput.write(
+                    change.report(count: count, uids: MessageArguments.labels(changed, open: openName)) + "\n")
             }
-            let foundUIDs = Set(found.map(\.uid))
-            let missing = uids.singles.filter { !foundUIDs.contains($0) }
-            if let (id, reason) = result.refused.sorted(by: { $0.key.uid < $1.key.uid }).first {
-                let others = result.refused.count > 1 ? " (and \(result.refused.count - 1) more)" : ""
-                throw CommandFailure("UID \(id.uid)\(others) was not changed: \(reason)", exitCode: .temporaryFailure)
+            let refused = result.refused.sorted { ($0.key.mailbox, $0.key.uid) < ($1.key.mailbox, $1.key.uid) }
+            if let (id, reason) = refused.first {
+                let others = refused.count > 1 ? " (and \(refused.count - 1) more)" : ""
+                throw CommandFailure(
+                    "UID \(MessageArguments.label(id, open: openName))\(others) was not changed: \(reason)",
+                    exitCode: .temporaryFailure)
             }
             if !missing.isEmpty {
                 throw CommandFailure(
-                    "there is no message with UID \(compactUIDs(missing)) in \(open.mailbox.name); the others were changed"
+                    "there is no message with \(MessageArguments.describe(missing, open: openName)); the others were changed"
                 )
             }
         }

@@ -47,6 +47,7 @@ public struct ListCommand: AsyncParsableCommand, ConnectingCommand {
             }
             let first = try await Listing.stream(
                 shown, limit: limit, json: json, empty: "No messages in \(open.mailbox.name).", service: open.service,
+                mailbox: open.mailbox.name,
                 context: context)
             let settings = open.settings
             let known = await snapshot.value

@@ -15,18 +15,19 @@ enum Listing {
     static let json = FlagOption("json", help: "Print one JSON object per message (JSON Lines).")
     /// Fetches the first `limit` messages of `list` and prints each batch as it arrives: JSON
     /// lines, or rows whose UID column is as wide as the widest UID shown (so the rows line up
-    /// without holding them all). `empty` is the line for no messages (rows only). Progress is
+    /// without holding them all; a message of another mailbox than `mailbox` shows
+    /// `Archive:32`). `empty` is the line for no messages (rows only). Progress is
     /// drawn on standard error when it is a terminal (erased before rows are printed to the same
     /// terminal). Returns the first 500 messages printed, for the people index.
     static func stream(
-        _ list: MessageList, limit: Int, json: Bool, empty: String, service: IMAPMailService,
+        _ list: MessageList, limit: Int, json: Bool, empty: String, service: IMAPMailService, mailbox: String,
         context: CommandContext
     ) async throws(CommandFailure) -> [Email] {
         let count = min(limit, list.ids.count)
         let progress = ProgressBar(output: context.standardError, label: "messages")
+        let rows = MessageRows.forStandardOutput(context, openMailbox: mailbox)
         let printer = ListingPrinter(
-            json: json, rows: MessageRows.forStandardOutput(context),
-            uidWidth: list.ids.prefix(count).map { String($0.uid).count }.max() ?? 1, output: context.standardOutput)
+            json: json, rows: rows, uidWidth: rows.uidWidth(list.ids.prefix(count)), output: context.standardOutput)
         let clearsProgress = context.standardOutput.isTerminal
         do {
             try await service.emails(of: list, offset: 0, count: count) { emails in

@@ -100,6 +100,7 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
                     empty: query.allSatisfy(\.isWhitespace)
                         ? "No messages in \(open.mailbox.name)."
                         : "No messages match \"\(SearchHistory.normalized(query))\".", service: open.service,
+                    mailbox: open.mailbox.name,
                     context: context)
             } catch {
                 await recording.value

@@ -2,7 +2,7 @@ import JSONText
 import MailMIME
 import MailSearch
 
-/// `mailsearch show <uid>`: the headers and text body of one message, fetched with
+/// `mailsearch show <uid>` (or `show Archive:42`): the headers and text body of one message, fetched with
 /// `BODY.PEEK[]`, so showing a message never marks it read.
 public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
     public static let configuration = CommandConfiguration(
@@ -10,19 +10,19 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
         abstract: "Headers, text body and attachment list of one message; never marks it read.",
         arguments: [uidArgument.definition], options: [json.definition] + AccountOptions.definitions)
 
-    static let uidArgument = PositionalArgument("uid", help: "The message's UID, as search and list show it.")
+    static let uidArgument = PositionalArgument(
+        "uid",
+        help:
+            "The message's UID, as search and list show it: 42, or Archive:42 for a message of another mailbox (the mailbox as \"mailsearch mailboxes\" shows it)."
+    )
     static let json = FlagOption("json", help: "Print the message as one JSON object, with its text and attachments.")
 
-    public var uid: UInt32
+    var message: MessageArguments
     public var json: Bool
     public var account: AccountOptions
 
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        let text = try Self.uidArgument.read(from: arguments)
-        guard let uid = UInt32(text), uid > 0 else {
-            throw UsageError("\"\(text)\" is not a UID", hint: "give the number search or list shows, like 42")
-        }
-        self.uid = uid
+        message = try MessageArguments(arguments: [try Self.uidArgument.read(from: arguments)], single: true)
         json = Self.json.read(from: arguments)
         account = try AccountOptions(parsing: arguments)
     }
@@ -30,17 +30,24 @@ public struct ShowCommand: AsyncParsableCommand, ConnectingCommand {
     public func validate() throws(UsageError) { try account.validate() }
 
     public func run(context: CommandContext) async throws(CommandFailure) {
-        let (uid, json) = (uid, json)
+        let (message, json) = (message, json)
         try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
+            let (found, missing) = try await message.find(in: open)
             let content: MessageContent?
-            do throws(MailServiceError) {
-                content = try await open.service.message(uid: uid)
-            } catch {
-                throw Failures.working(error)
+            if let id = found.first {
+                do throws(MailServiceError) {
+                    content = try await open.service.message(id)
+                } catch {
+                    throw Failures.working(error)
+                }
+            } else {
+                content = nil
             }
             guard let content else {
-                throw CommandFailure(
-                    "there is no message with UID \(uid) in \(open.mailbox.name); \"mailsearch list\" shows the UIDs")
+                let what =
+                    found.first.map { "UID \(MessageArguments.label($0, open: open.mailbox.name))" }
+                    ?? MessageArguments.describe(missing, open: open.mailbox.name)
+                throw CommandFailure("there is no message with \(what); \"mailsearch list\" shows the UIDs")
             }
             if json {
                 var object = EmailJSON.object(content.email)

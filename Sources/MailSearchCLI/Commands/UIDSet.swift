@@ -3,6 +3,9 @@ struct UIDSet: Hashable, Sendable {
     /// The numbers and ranges as given, each with its bounds in order.
     var ranges: [ClosedRange<UInt32>]
 
+    /// The ranges.
+    init(ranges: [ClosedRange<UInt32>]) { self.ranges = ranges }
+
     /// Parses the arguments (each may be a set); throws a usage error naming the bad part.
     init(arguments: [String]) throws(UsageError) {
         ranges = []

@@ -14,29 +14,48 @@ struct MessageRows {
     var now: Date
     /// The time zone dates are shown in.
     var timeZone: LocalZone
+    /// The open mailbox: rows of another one show it before the UID (`Archive:32`), as the
+    /// commands that act on messages take them. Nil: every row shows its UID alone.
+    var openMailbox: String? = nil
 
     /// The sender column's width.
     static let senderWidth = 22
 
-    /// The style for standard output of `context`.
-    static func forStandardOutput(_ context: CommandContext, now: Date = Date()) -> MessageRows {
+    /// The style for standard output of `context`; rows of mailboxes other than `openMailbox`
+    /// show theirs.
+    static func forStandardOutput(
+        _ context: CommandContext, openMailbox: String? = nil, now: Date = Date()
+    ) -> MessageRows {
         let output = context.standardOutput
         let noColor = context.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         return MessageRows(
-            colors: output.isTerminal && !noColor, width: output.terminalWidth, now: now, timeZone: .system)
+            colors: output.isTerminal && !noColor, width: output.terminalWidth, now: now, timeZone: .system,
+            openMailbox: openMailbox)
     }
 
     /// One line per email, each ending in a newline.
     func render(_ emails: [Email]) -> String {
-        let uidWidth = emails.map { String($0.uid).count }.max() ?? 1
+        let uidWidth = self.uidWidth(emails.map(\.id))
         return emails.map { row($0, uidWidth: uidWidth) + "\n" }.joined()
+    }
+
+    /// What the UID column shows for message `id`: its UID, or `Archive:32` for a message of
+    /// another mailbox than the open one.
+    func uidText(_ id: Email.ID) -> String {
+        guard let openMailbox else { return String(id.uid) }
+        return TerminalText.sanitized(MessageArguments.label(id, open: openMailbox))
+    }
+
+    /// The UID column's width for rows of `ids`.
+    func uidWidth(_ ids: some Sequence<Email.ID>) -> Int {
+        ids.map { TerminalText.width(of: uidText($0)) }.max() ?? 1
     }
 
     /// One email's row, without the newline.
     func row(_ email: Email, uidWidth: Int) -> String {
         let marker = (email.isPinned ? "📌" : "  ") + (email.isRead ? " " : "●")
-        let uid = String(email.uid)
-        let uidColumn = String(repeating: " ", count: max(0, uidWidth - uid.count)) + uid
+        let uid = uidText(email.id)
+        let uidColumn = String(repeating: " ", count: max(0, uidWidth - TerminalText.width(of: uid))) + uid
         let date = TerminalText.padded(Self.formatDate(email.date, now: now, timeZone: timeZone), to: 10)
         let senderText = TerminalText.sanitized(email.from.name.flatMap { $0.isEmpty ? nil : $0 } ?? email.from.address)
         let sender = TerminalText.padded(senderText.isEmpty ? "(no sender)" : senderText, to: Self.senderWidth)

@@ -199,7 +199,7 @@ final class TerminalUI {
                 messageTasks.append(
                     Task {
                         do throws(MailServiceError) {
-                            if let content = try await service.message(uid: id.uid) {
+                            if let content = try await service.message(id) {
                                 post.yield(.messageLoaded(id, content.readerLines))
                             } else {
                                 post.yield(.messageFailed(id, "The message is no longer in the mailbox."))

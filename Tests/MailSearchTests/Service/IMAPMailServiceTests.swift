@@ -355,6 +355,78 @@ import Testing
         await service.close()
     }
 
+    /// A row of an `in:all` search from another mailbox is changed in that mailbox (SELECTed on
+    /// the second connection), not the open mailbox's message with the same UID; with the MODSEQ
+    /// it was fetched with, so a change made meanwhile elsewhere is refused; and a re-created
+    /// mailbox refuses, as the open one does.
+    @Test func flagChangesOfAnotherMailboxsMessagesAreMadeInThatMailbox() async throws {
+        let server = try await ServiceFixture.start(count: 4)
+        defer { Task { await server.stop() } }
+        try server.store.createMailbox("Projects", user: "alice")
+        try ServiceFixture.seed(server, 100, mailbox: "Projects", subject: "invoice march")
+        try ServiceFixture.seed(server, 101, mailbox: "Projects", subject: "holiday photos")
+        let service = ServiceFixture.service(server)
+        let inbox = try await service.open()
+        let found = try await service.search(try query("in:all subject:march"), pageSize: 10)
+        let march = try #require(found.emails.first?.id)
+        #expect(march.mailbox == "Projects" && march.uid == 1)
+        let inbox1 = Email.ID(mailbox: "INBOX", uidValidity: inbox.uidValidity, uid: 1)
+
+        let pinned = try await service.setPinned(true, for: [march])
+        #expect(pinned.refused.isEmpty)
+        let read = try await service.setRead(true, for: [march])
+        #expect(read.refused.isEmpty)
+        #expect(server.store.flags(user: "alice", mailbox: "Projects", uid: 1) == [.flagged, .seen])
+        #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: 1) == [])
+        let stores = server.sessions.flatMap(\.transcript).filter { $0.direction == .client }.map(\.text)
+            .filter { $0.contains("UID STORE 1 ") }
+        #expect(stores.count == 2 && stores.allSatisfy { $0.contains("UNCHANGEDSINCE") })
+
+        // Changed by another client since: refused with its flags as they are now.
+        try server.store.setFlags([.seen, .flagged, .answered], user: "alice", mailbox: "Projects", uid: 1)
+        let stale = try await service.setRead(false, for: [march])
+        #expect(stale.refused[march]?.contains("changed by another client") == true)
+        #expect(Set(stale.flags[march] ?? []) == [.seen, .flagged, .answered])
+
+        // Both mailboxes in one change: each message in its own mailbox.
+        let both = try await service.setPinned(true, for: [inbox1, march])
+        #expect(both.refused.isEmpty)
+        #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: 1) == [.flagged])
+        #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: 2) == [])
+
+        // Re-created since it was searched: refused, nothing changed in the new mailbox.
+        try server.store.renewUIDValidity(user: "alice", mailbox: "Projects")
+        let recreated = try await service.setPinned(false, for: [march])
+        #expect(recreated.refused[march] == "Projects was re-created on the server; reload it and try again")
+        #expect(server.store.flags(user: "alice", mailbox: "Projects", uid: 1)?.contains(.flagged) == true)
+        await service.close()
+    }
+
+    /// `show` of a row of another mailbox: that message, fetched there with BODY.PEEK (still
+    /// unread), not the open mailbox's message with the same UID.
+    @Test func aMessageOfAnotherMailboxIsShownFromThatMailbox() async throws {
+        let server = try await ServiceFixture.start(count: 2)
+        defer { Task { await server.stop() } }
+        try server.store.createMailbox("Projects", user: "alice")
+        try ServiceFixture.seed(server, 100, mailbox: "Projects", subject: "invoice march")
+        let service = ServiceFixture.service(server)
+        _ = try await service.open()
+        let found = try await service.search(try query("in:Projects march"), pageSize: 10)
+        let march = try #require(found.emails.first?.id)
+        let content = try #require(try await service.message(march))
+        #expect(content.email.id == march && content.email.subject == "invoice march")
+        #expect(content.text.contains("Body of message 100."))
+        #expect(server.store.flags(user: "alice", mailbox: "Projects", uid: 1) == [])
+        try server.store.renewUIDValidity(user: "alice", mailbox: "Projects")
+        do {
+            _ = try await service.message(march)
+            Issue.record("a message of a re-created mailbox was shown")
+        } catch {
+            #expect(error.code == .mailboxChanged)
+        }
+        await service.close()
+    }
+
     @Test func aQueryTheServerCannotRunIsAQueryError() async throws {
         let server = try await ServiceFixture.start(count: 1)
         defer { Task { await server.stop() } }

@@ -93,6 +93,37 @@ import Testing
         await model.settle()
     }
 
+    /// Read and pin on a row of an `in:all` result from another mailbox change that mailbox's
+    /// message, not the open mailbox's message with the same UID.
+    @Test func readAndPinOnAnotherMailboxsRowChangeThatMailboxsMessage() async throws {
+        let server = try await ServiceFixture.start(count: 5)
+        defer { Task { await server.stop() } }
+        try server.store.createMailbox("Projects", user: "alice")
+        try ServiceFixture.seed(server, 100, mailbox: "Projects", subject: "invoice march")
+        let (model, _) = Self.model(server)
+        model.start()
+        await model.settle()
+        model.setSearching(true)
+        model.updateQuery("in:all uid:1")
+        model.submit()
+        await model.settle()
+        #expect(Set(model.searchResults.map(\.mailbox)) == ["INBOX", "Projects"])
+        let row = try #require(model.searchResults.first { $0.mailbox == "Projects" })
+        #expect(row.uid == 1 && row.subject == "invoice march")
+        model.togglePin(row.id)
+        await model.settle()
+        model.toggleRead(row.id)
+        await model.settle()
+        #expect(model.notice == nil)
+        #expect(server.store.flags(user: "alice", mailbox: "Projects", uid: 1) == [.flagged, .seen])
+        #expect(server.store.flags(user: "alice", mailbox: "INBOX", uid: 1) == [])
+        let shown = try #require(model.searchResults.first { $0.id == row.id })
+        #expect(shown.isPinned && shown.isRead)
+        #expect(model.searchResults.first { $0.mailbox == "INBOX" }.map { !$0.isPinned && !$0.isRead } == true)
+        model.stop()
+        await model.settle()
+    }
+
     @Test func anotherClientsChangesNewMailAndExpungesReachTheModel() async throws {
         let server = try await ServiceFixture.start(count: 5)
         defer { Task { await server.stop() } }
