@@ -82,7 +82,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "mailsearch-bench",
-            dependencies: ["IMAPCore", "MailMIME", "IMAPClient", "Transport", "MockIMAPServer", "MailSearch"],
+            dependencies: [
+                "IMAPCore", "MailMIME", "IMAPClient", "Transport", "MockIMAPServer", "MailSearch", "MailSearchCLI",
+            ],
             path: "Benchmarks/mailsearch-bench",
             swiftSettings: strictSettings
         ),

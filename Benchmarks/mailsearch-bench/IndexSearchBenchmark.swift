@@ -130,42 +130,55 @@ extension IndexSearchBenchmark.Report {
     }
 }
 
-/// `mailsearch-bench index-search --index <file> [--mailbox NAME] [--rounds N] [--json] [query ...]`.
-func runIndexSearchBenchmark(_ arguments: [String]) -> Never {
-    var path: String?
+/// The options of the benchmarks over an index: `--index <file> [--mailbox NAME] [--rounds N]
+/// [--json] [query ...]`.
+struct IndexBenchmarkOptions {
+    var path: String
     var mailbox = "INBOX"
-    var rounds = 50
+    var rounds: Int
     var json = false
     var queries: [String] = []
-    var position = 0
-    while position < arguments.count {
-        let word = arguments[position]
-        position += 1
-        switch word {
-        case "--json": json = true
-        case "--index", "--mailbox", "--rounds":
-            guard position < arguments.count else { usageError("\(word) needs a value") }
-            let value = arguments[position]
+
+    init(_ arguments: [String], benchmark: String, defaultRounds: Int) {
+        var path: String?
+        rounds = defaultRounds
+        var position = 0
+        while position < arguments.count {
+            let word = arguments[position]
             position += 1
-            if word == "--index" {
-                path = value
-            } else if word == "--mailbox" {
-                mailbox = value
-            } else {
-                guard let number = Int(value), number >= 1 else {
-                    usageError("--rounds needs a whole number of at least 1")
+            switch word {
+            case "--json": json = true
+            case "--index", "--mailbox", "--rounds":
+                guard position < arguments.count else { usageError("\(word) needs a value") }
+                let value = arguments[position]
+                position += 1
+                if word == "--index" {
+                    path = value
+                } else if word == "--mailbox" {
+                    mailbox = value
+                } else {
+                    guard let number = Int(value), number >= 1 else {
+                        usageError("--rounds needs a whole number of at least 1")
+                    }
+                    rounds = number
                 }
-                rounds = number
+            default:
+                guard !word.hasPrefix("--") else { usageError("unknown option \"\(word)\" for \(benchmark)") }
+                queries.append(word)
             }
-        default:
-            guard !word.hasPrefix("--") else { usageError("unknown option \"\(word)\" for index-search") }
-            queries.append(word)
         }
+        guard let path else { usageError("\(benchmark) needs --index <file> (an index `mailsearch sync` made)") }
+        self.path = path
     }
-    guard let path else { usageError("index-search needs --index <file> (an index `mailsearch sync` made)") }
+}
+
+/// `mailsearch-bench index-search --index <file> [--mailbox NAME] [--rounds N] [--json] [query ...]`.
+func runIndexSearchBenchmark(_ arguments: [String]) -> Never {
+    let options = IndexBenchmarkOptions(arguments, benchmark: "index-search", defaultRounds: 50)
     let benchmark = IndexSearchBenchmark(
-        path: path, mailbox: mailbox, rounds: rounds,
-        queries: queries.isEmpty ? IndexSearchBenchmark.defaultQueries : queries)
+        path: options.path, mailbox: options.mailbox, rounds: options.rounds,
+        queries: options.queries.isEmpty ? IndexSearchBenchmark.defaultQueries : options.queries)
     runToCompletion(
-        "index-search", json: json, { try await benchmark.run() }, table: { $0.table() }, line: { $0.json() })
+        "index-search", json: options.json, { try await benchmark.run() }, table: { $0.table() },
+        line: { $0.json() })
 }

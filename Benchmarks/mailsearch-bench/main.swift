@@ -15,8 +15,10 @@ import Darwin
 //   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench summaries [--messages <n> (default 2000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench index-search --index <file> [--mailbox <name>] [--rounds <n> (default 50)] [--json] [query ...]
+//   mailsearch-bench type-ahead --index <file> [--mailbox <name>] [--rounds <n> (default 5)] [--json] [query ...]
 
-let usage = "usage: mailsearch-bench <parse|fetch|server-search|summaries|index-search> [options] (--help for more)"
+let usage =
+    "usage: mailsearch-bench <parse|fetch|server-search|summaries|index-search|type-ahead> [options] (--help for more)"
 
 let help = """
     OVERVIEW: MailSearch's performance goals, each measured beside a baseline in the same run.
@@ -38,6 +40,9 @@ let help = """
       index-search          The local index in process (--index <file>, made by mailsearch
                             sync): the newest 50 matches and their rows beside every match,
                             p50 and p95 per query. (default 50 rounds)
+      type-ahead            The TUI's key to redrawn type-ahead results over the index
+                            (--index <file>), each query typed a key at a time, beside the
+                            same keys without local answers. (default 5 rounds)
 
     OPTIONS:
       --messages <n>        Messages to generate (fetch, server-search, summaries).
@@ -61,8 +66,12 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
     exit(0)
 }
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
-guard ["parse", "fetch", "server-search", "summaries", "index-search"].contains(benchmark) else {
-    usageError("unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries, index-search)")
+guard ["parse", "fetch", "server-search", "summaries", "index-search", "type-ahead"].contains(benchmark) else {
+    usageError(
+        "unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries, index-search, type-ahead)")
+}
+if benchmark == "type-ahead" {
+    runTypeAheadBenchmark(Array(arguments.dropFirst()))
 }
 if benchmark == "index-search" {
     runIndexSearchBenchmark(Array(arguments.dropFirst()))

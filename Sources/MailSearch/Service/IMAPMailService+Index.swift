@@ -48,15 +48,8 @@ extension IMAPMailService {
     /// a finished sync, for a query of another mailbox, and for one only the server can decide.
     public func localMatches(_ query: Query, limit: Int) async -> [Email]? {
         guard let index = localIndex, let described else { return nil }
-        let context = context()
-        guard let compiled = try? QueryCompiler.compile(query, context: context), case .current = compiled.scope,
-            compiled.warnings.isEmpty,
-            let indexed = try? await index.mailbox(mailboxName), indexed.uidValidity == described.uidValidity,
-            indexed.resumeBelow == nil,
-            case .uids(let uids) = try? await index.newest(
-                limit, matching: compiled.programKeys, in: mailboxName, now: Int(now().timeIntervalSince1970),
-                serverMatchesWords: context.isGmail)
-        else { return nil }
-        return try? await index.emails(uids, in: mailboxName, pinFlag: context.pinFlag.flag)
+        return await index.newestEmails(
+            query, context: context(), in: mailboxName, uidValidity: described.uidValidity, limit: limit,
+            now: Int(now().timeIntervalSince1970))
     }
 }
