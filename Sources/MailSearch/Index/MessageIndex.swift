@@ -164,10 +164,10 @@ public final class MessageIndex: Sendable {
                     "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC")
                 var names: [String] = []
                 while try tables.step() { names.append(tables.text(0)) }
+                // An FTS5 table takes its own tables with it: those are gone when their turn comes.
+                // (No statement may be left reading while a table is dropped: SQLITE_LOCKED.)
                 for name in names where !name.hasPrefix("sqlite_") {
-                    let exists = try connection.prepare("SELECT 1 FROM sqlite_schema WHERE name = ?1")
-                    try exists.bind(1, name)
-                    if try exists.step() { try connection.execute("DROP TABLE \"\(name)\"") }
+                    try connection.execute("DROP TABLE IF EXISTS \"\(name.replacing("\"", with: "\"\""))\"")
                 }
             }
             try connection.execute(
