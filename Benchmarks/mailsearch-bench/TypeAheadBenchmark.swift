@@ -186,7 +186,8 @@ extension TypeAheadBenchmark.Report {
         let worst = all.isEmpty ? 0 : percentile(all, 0.95)
         lines.append(
             String(
-                format: "goal: key to redrawn type-ahead within 16 ms at p95 (at 100,000 messages): p95 of all keys %.2f ms, %@",
+                format:
+                    "goal: key to redrawn type-ahead within 16 ms at p95 (at 100,000 messages): p95 of all keys %.2f ms, %@",
                 worst * 1000, worst <= 0.016 ? "met" : "NOT met"))
         return lines.joined(separator: "\n") + "\n"
     }
@@ -195,7 +196,8 @@ extension TypeAheadBenchmark.Report {
         let percentile = IndexSearchBenchmark.Report.percentile
         let items = measurements.map { measurement in
             String(
-                format: "{\"query\":\"%@\",\"typeahead_p50\":%.5f,\"typeahead_p95\":%.5f,\"baseline_p50\":%.5f,\"baseline_p95\":%.5f}",
+                format:
+                    "{\"query\":\"%@\",\"typeahead_p50\":%.5f,\"typeahead_p95\":%.5f,\"baseline_p50\":%.5f,\"baseline_p95\":%.5f}",
                 measurement.query.replacing("\\", with: "\\\\").replacing("\"", with: "\\\""),
                 percentile(measurement.typeAhead, 0.5), percentile(measurement.typeAhead, 0.95),
                 percentile(measurement.baseline, 0.5), percentile(measurement.baseline, 0.95))

@@ -68,7 +68,8 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) || arguments.firs
 guard let benchmark = arguments.first else { usageError("no benchmark given") }
 guard ["parse", "fetch", "server-search", "summaries", "index-search", "type-ahead"].contains(benchmark) else {
     usageError(
-        "unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries, index-search, type-ahead)")
+        "unknown benchmark \"\(benchmark)\" (there are: parse, fetch, server-search, summaries, index-search, type-ahead)"
+    )
 }
 if benchmark == "type-ahead" {
     runTypeAheadBenchmark(Array(arguments.dropFirst()))
