@@ -213,6 +213,16 @@ func runTypeAheadBenchmark(_ arguments: [String]) -> Never {
     let benchmark = TypeAheadBenchmark(
         path: options.path, mailbox: options.mailbox, rounds: options.rounds,
         queries: options.queries.isEmpty ? TypeAheadBenchmark.defaultQueries : options.queries)
-    runToCompletion(
-        "type-ahead", json: options.json, { try await benchmark.run() }, table: { $0.table() }, line: { $0.json() })
+    // The view model lives on the main actor: the main thread runs the benchmark (dispatchMain),
+    // not a semaphore's wait, which would hold the main actor's thread.
+    Task { @MainActor in
+        do {
+            let report = try await benchmark.run()
+            print(options.json ? report.json() : report.table(), terminator: options.json ? "\n" : "")
+            exit(0)
+        } catch {
+            fail("type-ahead: \(error)", status: 1)
+        }
+    }
+    dispatchMain()
 }
