@@ -50,6 +50,6 @@ extension IMAPMailService {
         guard let index = localIndex, let described else { return nil }
         return await index.newestEmails(
             query, context: context(), in: mailboxName, uidValidity: described.uidValidity, limit: limit,
-            now: Int(now().timeIntervalSince1970))
+            now: Int(now().timeIntervalSince1970), budget: MessageIndex.typeAheadBudget)
     }
 }

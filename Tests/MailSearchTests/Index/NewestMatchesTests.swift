@@ -69,4 +69,32 @@ struct NewestMatchesTests {
             }
         }
     }
+
+    /// Type-ahead's deadline: a search past it gives up (the server's to answer), one within
+    /// it answers as without.
+    @Test func aSearchPastItsDeadlineGivesUp() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-deadline-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let index = try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path)
+        try await index.store(
+            (1...UInt32(Self.count)).map(Self.record), in: "INBOX", uidValidity: 1,
+            progress: .inStep(highestModificationSequence: 1, uidNext: UInt32(Self.count + 1), at: 0))
+        // Nothing matches: every message is judged.
+        let keys: [SearchKey] = [.not(.body("body"))]
+        let past = ContinuousClock.now - .seconds(1)
+        guard
+            case .serverDecides(let reason) = try await index.newest(
+                50, matching: keys, in: "INBOX", now: 0, deadline: past)
+        else {
+            Issue.record("a search past its deadline answered")
+            return
+        }
+        #expect(reason.contains("longer than the caller would wait"), "\(reason)")
+        let later = ContinuousClock.now + .seconds(3600)
+        #expect(try await index.newest(50, matching: keys, in: "INBOX", now: 0, deadline: later) == .uids([]))
+        // A few rows judged (fewer than the 32 between looks at the clock) still answer.
+        #expect(
+            try await index.newest(1, matching: [.from("hana")], in: "INBOX", now: 0, deadline: past)
+                == index.newest(1, matching: [.from("hana")], in: "INBOX", now: 0))
+    }
 }
