@@ -163,9 +163,8 @@ public struct IndexSync: Sendable {
                 break
             }
         }
-        let before = try await index.mailbox(target.mailbox)?.messageCount ?? 0
-        try await index.remove(vanished, in: target.mailbox, uidValidity: target.uidValidity, progress: .unchanged)
-        let afterRemoval = try await index.mailbox(target.mailbox)?.messageCount ?? 0
+        let removed = try await index.remove(
+            vanished, in: target.mailbox, uidValidity: target.uidValidity, progress: .unchanged)
         try await index.updateFlags(flags, in: target.mailbox, uidValidity: target.uidValidity, progress: .unchanged)
         let gone = Set(vanished)
         let added = try await fetchMissing(
@@ -175,7 +174,7 @@ public struct IndexSync: Sendable {
         try await markInStep(target)
         return Summary(
             mailbox: target.mailbox, messages: count, added: added, changed: flags.count,
-            removed: before - afterRemoval, method: .quickResync)
+            removed: removed, method: .quickResync)
     }
 
     /// Steps 3 to 5: the UID difference, the flags of the messages kept, the new messages.

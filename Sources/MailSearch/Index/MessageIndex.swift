@@ -65,25 +65,6 @@ public final class MessageIndex: Sendable {
         public var undatedSentDate: UndatedRule?
     }
 
-    /// What a server was seen to take for the sent date of an undated message.
-    public enum UndatedRule: String, Sendable, Equatable {
-        /// Its received date (the mock server).
-        case receivedDate = "received"
-        /// 1-Jan-1970 (Dovecot 2.3).
-        case epoch
-        /// Neither: a search by sent date that an undated message could match goes to the server.
-        case neither
-
-        /// The matcher's rule, when the index can judge by one.
-        var matcherRule: UndatedSentDate? {
-            switch self {
-            case .receivedDate: return .receivedDate
-            case .epoch: return .epoch
-            case .neither: return nil
-            }
-        }
-    }
-
     /// One message to store.
     public struct Record: Sendable {
         public var uid: UInt32
@@ -322,28 +303,6 @@ public final class MessageIndex: Sendable {
         }
     }
 
-    /// Records what the server's BODY was seen to do with attached messages' headers (nil: not
-    /// known, so the next sync asks again).
-    public func setAttachedHeadersInBody(_ value: Bool?, in name: String) async throws(StoreError) {
-        try await withConnection { (connection) throws(StoreError) in
-            let update = try connection.prepare("UPDATE mailbox SET attached_headers_in_body = ?2 WHERE name = ?1")
-            try update.bind(1, name)
-            try update.bind(2, value.map { Int64($0 ? 1 : 0) })
-            try update.run()
-        }
-    }
-
-    /// Records what the server's SENTBEFORE, SENTON and SENTSINCE were seen to take for the
-    /// sent date of an undated message (nil: not known, so the next sync asks again).
-    public func setUndatedSentDate(_ rule: UndatedRule?, in name: String) async throws(StoreError) {
-        try await withConnection { (connection) throws(StoreError) in
-            let update = try connection.prepare("UPDATE mailbox SET undated_sent_date = ?2 WHERE name = ?1")
-            try update.bind(1, name)
-            try update.bind(2, rule?.rawValue)
-            try update.run()
-        }
-    }
-
     /// Bytes the index takes on disk (the file and its WAL).
     public func bytesOnDisk() -> Int {
         ["", "-wal"].reduce(0) { total, suffix in total + (PrivateFiles.size(path + suffix) ?? 0) }
@@ -415,15 +374,18 @@ public final class MessageIndex: Sendable {
         }
     }
 
-    /// Removes messages (expunged on the server).
+    /// Removes messages (expunged on the server); returns how many were indexed (a UID not
+    /// indexed is passed over).
+    @discardableResult
     public func remove(
         _ uids: [UInt32], in name: String, uidValidity: UInt32, progress: Progress
-    ) async throws(StoreError) {
-        try await withConnection { (connection) throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
+    ) async throws(StoreError) -> Int {
+        try await withConnection { (connection) throws(StoreError) -> Int in
+            try connection.transaction { () throws(StoreError) -> Int in
                 let id = try Self.mailboxID(name, uidValidity: uidValidity, in: connection)
-                try Self.remove(uids, mailboxID: id, in: connection)
+                let removed = try Self.remove(uids, mailboxID: id, in: connection)
                 try Self.record(progress, mailboxID: id, in: connection)
+                return removed
             }
         }
     }
@@ -529,12 +491,14 @@ public final class MessageIndex: Sendable {
         }
     }
 
+    /// Removes the indexed messages of `uids`; returns how many there were.
+    @discardableResult
     private static func remove(
         _ uids: [UInt32], mailboxID id: Int64, in connection: SQLiteConnection
     )
-        throws(StoreError)
+        throws(StoreError) -> Int
     {
-        guard !uids.isEmpty else { return }
+        guard !uids.isEmpty else { return 0 }
         let read = try connection.prepare("SELECT header, body FROM message_content WHERE rowid = ?1")
         let deleteText = try TextStatements(connection, deleting: true)
         let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
@@ -564,6 +528,7 @@ public final class MessageIndex: Sendable {
             removed += 1
         }
         try count(-removed, mailboxID: id, in: connection)
+        return removed
     }
 
     /// Adds `change` to the mailbox's message count, kept in its row (in the transaction that

@@ -36,21 +36,11 @@ struct AttachedHeaderRuleTests {
         """
 
     @Test func aSyncLearnsTheServersRuleAndTheIndexAnswersByIt() async throws {
-        let server = try await MockIMAPServer.start(
-            .init(
-                listeners: [.implicitTLS()], tls: .selfSigned(hosts: ["localhost"]),
-                users: [.init("alice", password: "secret")]))
-        defer { Task { await server.stop() } }
-        try server.store.append(
-            Array("From: Dan <dan@example.com>\r\nSubject: plain\r\n\r\nNothing attached.\r\n".utf8),
-            user: "alice", mailbox: "INBOX")
-        try server.store.append(Array(Self.forwarded.utf8), user: "alice", mailbox: "INBOX")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-rule-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let index = try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path)
-        let session = try await IMAPSession.connect(ServiceFixture.configuration(server))
-        try await session.login(.password(user: "alice", password: "secret"))
-        _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
+        let mailbox = try await SyncedMailbox.start([
+            "From: Dan <dan@example.com>\r\nSubject: plain\r\n\r\nNothing attached.\r\n", Self.forwarded,
+        ])
+        defer { Task { await mailbox.finish() } }
+        let (server, index, session) = (mailbox.server, mailbox.index, mailbox.session)
 
         #expect(try await index.mailbox("INBOX")?.attachedHeadersInBody == true, "the mock's BODY finds it")
         let keys: [SearchKey] = [.body("zanzibar")]
@@ -79,23 +69,12 @@ struct AttachedHeaderRuleTests {
     }
 
     @Test func undatedMessagesAreJudgedByTheRuleTheSyncLearned() async throws {
-        let server = try await MockIMAPServer.start(
-            .init(
-                listeners: [.implicitTLS()], tls: .selfSigned(hosts: ["localhost"]),
-                users: [.init("alice", password: "secret")]))
-        defer { Task { await server.stop() } }
-        try server.store.append(
-            Array("From: Dan <dan@example.com>\r\nSubject: undated\r\n\r\nNo Date header.\r\n".utf8),
-            user: "alice", mailbox: "INBOX")
-        try server.store.append(
-            Array("From: Eve <eve@example.com>\r\nDate: Mon, 4 Mar 2024 10:00:00 +0000\r\n\r\nDated.\r\n".utf8),
-            user: "alice", mailbox: "INBOX")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-rule-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let index = try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path)
-        let session = try await IMAPSession.connect(ServiceFixture.configuration(server))
-        try await session.login(.password(user: "alice", password: "secret"))
-        _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
+        let mailbox = try await SyncedMailbox.start([
+            "From: Dan <dan@example.com>\r\nSubject: undated\r\n\r\nNo Date header.\r\n",
+            "From: Eve <eve@example.com>\r\nDate: Mon, 4 Mar 2024 10:00:00 +0000\r\n\r\nDated.\r\n",
+        ])
+        defer { Task { await mailbox.finish() } }
+        let (server, index, session) = (mailbox.server, mailbox.index, mailbox.session)
         #expect(try await index.mailbox("INBOX")?.undatedSentDate == .receivedDate, "the mock's rule")
 
         let keys: [SearchKey] = [.sentBefore(IMAPDate(year: 2025, month: 1, day: 1)!)]
@@ -122,5 +101,34 @@ struct AttachedHeaderRuleTests {
         _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
         #expect(try await index.mailbox("INBOX")?.undatedSentDate == .receivedDate)
         await session.logout()
+    }
+}
+
+/// The mock server holding `messages` in INBOX, a session logged in to it, and an index of
+/// INBOX synced over it, in a directory of its own (``finish()`` stops the one and removes the
+/// other).
+private struct SyncedMailbox {
+    let server: MockIMAPServer
+    let directory: URL
+    let index: MessageIndex
+    let session: IMAPSession
+
+    static func start(_ messages: [String]) async throws -> SyncedMailbox {
+        let server = try await MockIMAPServer.start(
+            .init(
+                listeners: [.implicitTLS()], tls: .selfSigned(hosts: ["localhost"]),
+                users: [.init("alice", password: "secret")]))
+        for message in messages { try server.store.append(Array(message.utf8), user: "alice", mailbox: "INBOX") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-rule-\(UUID())")
+        let index = try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path)
+        let session = try await IMAPSession.connect(ServiceFixture.configuration(server))
+        try await session.login(.password(user: "alice", password: "secret"))
+        _ = try await IndexSync(index: index, clock: { 0 }).sync("INBOX", over: session)
+        return SyncedMailbox(server: server, directory: directory, index: index, session: session)
+    }
+
+    func finish() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: directory)
     }
 }
