@@ -1,21 +1,14 @@
 import FoundationEssentials
 import IMAPClient
 import IMAPCore
-import Synchronization
 
 extension IMAPMailService {
     // MARK: - Events
 
     public nonisolated func events() -> AsyncStream<MailServiceEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: MailServiceEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let id = nextWatcher.add(1, ordering: .relaxed).newValue
-        watchers.withLock { $0[id] = continuation }
+        let stream = watchers.listen()
         // Listening (IDLE) costs round trips; it starts only once someone listens.
         Task { [weak self] in await self?.startPumpIfWatched() }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.watchers.withLock { $0.removeValue(forKey: id) }
-        }
         return stream
     }
 
@@ -27,6 +20,10 @@ extension IMAPMailService {
         pump = nil
         let closing = (connection, others, lane)
         lane = nil
+        // The index is still answered from, and followed again (on a new session) once the
+        // mailbox is open again and changes.
+        let following = follower
+        follower = following.map { makeFollower($0.index) }
         // A later call opens the mailbox again on a new connection.
         connection = MailboxConnection(
             configuration: configuration, credentials: credentials, mailbox: MailboxName(wire: mailboxName),
@@ -36,16 +33,12 @@ extension IMAPMailService {
         selected = nil
         listed = false
         modificationSequences = ModificationSequenceCache()
-        for watcher in watchers.withLock({ state in
-            defer { state = [:] }
-            return state.values
-        }) {
-            watcher.finish()
-        }
+        watchers.finish()
         let writing = caching
         await closing.0.close()
         await closing.1.close()
         await closing.2?.close()
+        await following?.stop()
         await writing?.value
     }
 
@@ -58,14 +51,14 @@ extension IMAPMailService {
     }
 
     func broadcast(_ event: MailServiceEvent) {
-        for watcher in watchers.withLock({ $0.values }) { watcher.yield(event) }
+        watchers.send(event)
     }
 
     /// Starts listening for changes when someone watches and the mailbox has been listed or
     /// searched (whose answer gives the session its sequence-to-UID map, so listening needs no
     /// UID SEARCH ALL of its own). A one-shot caller that never asks for events pays no IDLE.
     func startPumpIfWatched() async {
-        guard listed, described != nil, !watchers.withLock({ $0.isEmpty }) else { return }
+        guard listed, described != nil, watchers.isHeard else { return }
         await startPump()
     }
 
@@ -85,6 +78,7 @@ extension IMAPMailService {
 
     func handle(_ change: MailboxConnection.Change) async {
         guard let description = described else { return }
+        if Self.changesMessages(change) { await indexChanged() }
         switch change {
         case .mailbox(let event):
             switch event {
@@ -173,6 +167,14 @@ extension IMAPMailService {
             }
         case .failed(let error):
             broadcast(.failed(MailServiceError(error)))
+        }
+    }
+
+    /// Whether `change` may change what the local index holds (so it catches up).
+    static func changesMessages(_ change: MailboxConnection.Change) -> Bool {
+        switch change {
+        case .mailbox(.messageCount), .mailbox(.alert), .reconnecting, .failed: false
+        case .mailbox, .reconnected: true
         }
     }
 }

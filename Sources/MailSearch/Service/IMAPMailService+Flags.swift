@@ -29,9 +29,18 @@ extension IMAPMailService {
     ) async throws(MailServiceError)
         -> FlagChangeResult
     {
-        try await flagChanges.run { () throws(MailServiceError) -> FlagChangeResult in
-            try await self.changeNow(flag, present, ids)
+        let result: FlagChangeResult
+        do throws(MailServiceError) {
+            result = try await flagChanges.run { () throws(MailServiceError) -> FlagChangeResult in
+                try await self.changeNow(flag, present, ids)
+            }
+        } catch {
+            // Some of the messages may have changed before the error.
+            await indexChanged()
+            throw error
         }
+        await indexChanged()
+        return result
     }
 
     func changeNow(

@@ -37,17 +37,47 @@ extension IMAPMailService {
         return summaries
     }
 
-    /// Lets ``localMatches(_:limit:)`` answer from `index` (nil: no local answers). The index
-    /// is read as it is: bring it in step first (``syncIndex(_:mailboxes:progress:)``).
-    public func answerLocally(from index: MessageIndex?) {
-        localIndex = index
+    /// Lets ``localMatches(_:limit:)`` answer from `index` (nil: no local answers), and keeps
+    /// it in step with the open mailbox from now on: it is caught up at once, and again after
+    /// each change the service learns of (new mail, expunges and flag changes told while someone
+    /// watches ``events()``, the service's own flag changes, a reconnect), over a session of its
+    /// own. Bring a new index in step first (``syncIndex(_:mailboxes:progress:)``): until its
+    /// first sync is done it answers nothing. ``indexUpdates()`` tells each catch-up.
+    public func answerLocally(from index: MessageIndex?) async {
+        let previous = follower
+        follower = index.map(makeFollower)
+        await previous?.stop()
+        await follower?.changed()
+    }
+
+    /// Each catch-up of the index given to ``answerLocally(from:)``, from now on.
+    public nonisolated func indexUpdates() -> AsyncStream<IndexUpdate> { indexCatchUps.listen() }
+
+    func makeFollower(_ index: MessageIndex) -> IndexFollower {
+        let (configuration, credentials, now) = (configuration, credentials, now)
+        return IndexFollower(
+            index: index, mailbox: mailboxName, updates: indexCatchUps,
+            clock: { Int(now().timeIntervalSince1970) },
+            connect: {
+                let session = try await IMAPSession.connect(configuration)
+                do { try await session.login(credentials) } catch {
+                    await session.logout()
+                    throw error
+                }
+                return session
+            })
+    }
+
+    /// The open mailbox changed: the followed index catches up.
+    func indexChanged() async {
+        await follower?.changed()
     }
 
     /// The newest `limit` matches of `query` in the open mailbox's index, as the server's
     /// search would find them; nil without an index of this mailbox under its UIDVALIDITY with
     /// a finished sync, for a query of another mailbox, and for one only the server can decide.
     public func localMatches(_ query: Query, limit: Int) async -> [Email]? {
-        guard let index = localIndex, let described else { return nil }
+        guard let index = follower?.index, let described else { return nil }
         return await index.newestEmails(
             query, context: context(), in: mailboxName, uidValidity: described.uidValidity, limit: limit,
             now: Int(now().timeIntervalSince1970), budget: MessageIndex.typeAheadBudget)

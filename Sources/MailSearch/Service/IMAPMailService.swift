@@ -1,7 +1,6 @@
 public import FoundationEssentials
 public import IMAPClient
 import IMAPCore
-import Synchronization
 
 /// The ``MailService`` of a real IMAP server, over a long-lived `MailboxConnection` (which
 /// reconnects and resynchronises on its own).
@@ -42,8 +41,7 @@ public actor IMAPMailService: MailService {
     let flagChanges = TakingTurns()
     var pump: Task<Void, Never>?
     var listed = false
-    let watchers = Mutex<[UInt64: AsyncStream<MailServiceEvent>.Continuation]>([:])
-    let nextWatcher = Atomic<UInt64>(0)
+    let watchers = Broadcast<MailServiceEvent>(buffering: .bufferingNewest(10_000))
     var others: OtherMailboxes
     /// Where searches of the open mailbox run when they have a connection of their own (nil:
     /// on ``connection``).
@@ -56,8 +54,11 @@ public actor IMAPMailService: MailService {
     let summaryCache: SummaryCache?
     /// The latest of the cache writes, each after the one before; ``close()`` waits for it.
     var caching: Task<Void, Never>?
-    /// The local index type-ahead answers from (``answerLocally(from:)``); nil: none.
-    var localIndex: MessageIndex?
+    /// The local index type-ahead answers from, kept in step with the mailbox
+    /// (``answerLocally(from:)``); nil: none.
+    var follower: IndexFollower?
+    /// Each catch-up of the followed index (``indexUpdates()``).
+    let indexCatchUps = Broadcast<IndexUpdate>()
 
     /// A service for `mailbox` of the account `credentials` log in to. With `summaryCache`, the
     /// messages a page or listing shows are kept there, and shown again with only their flags
@@ -89,7 +90,7 @@ public actor IMAPMailService: MailService {
 
     deinit {
         pump?.cancel()
-        for watcher in watchers.withLock({ $0.values }) { watcher.finish() }
+        watchers.finish()
     }
 
     // MARK: - Opening
@@ -106,7 +107,10 @@ public actor IMAPMailService: MailService {
         }
         // Listening for changes starts after the first listing or search (see
         // startPumpIfWatched), and only when someone asked for events().
-        return describe(mailbox)
+        let description = describe(mailbox)
+        // Whatever changed while the mailbox was closed reaches the followed index.
+        await indexChanged()
+        return description
     }
 
     /// The compiler's view of the server and the open mailbox.

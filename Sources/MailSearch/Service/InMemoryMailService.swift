@@ -47,8 +47,6 @@ public final class InMemoryMailService: MailService {
         var nextWaiter: UInt64 = 0
         var cancelledWaiters: Set<UInt64> = []
         var refusal: String?
-        var watchers: [UInt64: AsyncStream<MailServiceEvent>.Continuation] = [:]
-        var nextWatcher: UInt64 = 0
         var calls: [Operation: Int] = [:]
         var isOpen = false
     }
@@ -62,6 +60,7 @@ public final class InMemoryMailService: MailService {
     /// The day `today` and relative dates count from (the search's clock).
     public let now: @Sendable () -> Date
     private let state: Mutex<State>
+    private let watchers = Broadcast<MailServiceEvent>()
 
     /// A service whose mailbox `mailbox` holds `emails` (their IDs are renumbered into it, newest
     /// getting the highest UID, by date), plus `otherMailboxes` for `in:` searches.
@@ -88,7 +87,6 @@ public final class InMemoryMailService: MailService {
 
     deinit {
         state.withLock { state in
-            for watcher in state.watchers.values { watcher.finish() }
             for continuation in state.waiting.values.flatMap(\.values) { continuation.resume() }
         }
     }
@@ -264,27 +262,11 @@ public final class InMemoryMailService: MailService {
         }
     }
 
-    public func events() -> AsyncStream<MailServiceEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: MailServiceEvent.self)
-        let id = state.withLock { state in
-            let id = state.nextWatcher
-            state.nextWatcher += 1
-            state.watchers[id] = continuation
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func events() -> AsyncStream<MailServiceEvent> { watchers.listen() }
 
     public func close() async {
-        let watchers = state.withLock { state in
-            state.isOpen = false
-            defer { state.watchers = [:] }
-            return Array(state.watchers.values)
-        }
-        for watcher in watchers { watcher.finish() }
+        state.withLock { $0.isOpen = false }
+        watchers.finish()
     }
 
     // MARK: - Helpers
@@ -365,8 +347,7 @@ public final class InMemoryMailService: MailService {
     }
 
     private func broadcast(_ event: MailServiceEvent) {
-        let watchers = state.withLock { Array($0.watchers.values) }
-        for watcher in watchers { watcher.yield(event) }
+        watchers.send(event)
     }
 
     private static func newestFirst(_ a: Email, _ b: Email) -> Bool {

@@ -51,7 +51,8 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         let history = InboxViewModel.HistoryStorage.file(
             account: open.settings.historyKey,
             directory: SearchHistory.defaultDirectory(environment: context.environment))
-        let typeAhead = try await Self.typeAheadIndex(open, environment: context.environment)
+        // Results while typing come from the local index, kept in step while the screen is open.
+        let typeAhead = try await open.followIndex(environment: context.environment)
         let outcome: TerminalUI.Outcome
         do throws(RawTerminal.SetupError) {
             outcome = try await TerminalUI.run(service: open.service, history: history, colors: !noColor)
@@ -65,47 +66,9 @@ public struct TUICommand: AsyncParsableCommand, ConnectingCommand {
         if case .terminated(let number) = outcome { MailSearchTool.end(ExitCode(rawValue: 128 + number)) }
     }
 
-    /// Results while typing come from the local index: the account's, when it has one of the
-    /// mailbox, or for the demo one in memory. It is caught up with the server first (the
-    /// demo's indexed whole), over a connection of its own while the screen opens; until then,
-    /// and for a mailbox without an index, typing shows suggestions only. The task ends with
-    /// the screen.
-    private static func typeAheadIndex(
-        _ open: OpenAccount, environment: [String: String]
-    ) async throws(CommandFailure) -> (index: MessageIndex, catchUp: Task<Void, Never>)? {
-        let mailbox = open.settings.mailbox
-        let index: MessageIndex
-        if open.settings.isDemo {
-            do throws(StoreError) {
-                index = try MessageIndex(path: MessageIndex.inMemory)
-            } catch {
-                throw CommandFailure(error.message)
-            }
-        } else {
-            guard
-                let (existing, _) = try await IndexedSearch.index(
-                    open.settings, mailbox: mailbox, environment: environment)
-            else { return nil }
-            index = existing
-        }
-        let service = open.service
-        let catchUp = Task {
-            // A catch-up that fails leaves type-ahead off: Enter still asks the server.
-            guard (try? await service.syncIndex(index, mailboxes: [mailbox])) != nil, !Task.isCancelled else { return }
-            await service.answerLocally(from: index)
-        }
-        return (index, catchUp)
-    }
-
-    /// The screen is over: the catch-up stops, the service lets the index go, and it closes.
-    private static func end(_ typeAhead: (index: MessageIndex, catchUp: Task<Void, Never>)?, _ open: OpenAccount) async
-    {
-        if let (index, catchUp) = typeAhead {
-            catchUp.cancel()
-            await catchUp.value
-            await open.service.answerLocally(from: nil)
-            index.close()
-        }
+    /// The screen is over: the index is let go, and the account closes.
+    private static func end(_ index: MessageIndex?, _ open: OpenAccount) async {
+        await open.stopFollowing(index)
         await open.close()
     }
 }

@@ -57,6 +57,8 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
             } catch {
                 throw Failures.working(error)
             }
+            // The mailbox's local index, where it has one, follows the changes watched.
+            let index = try await open.followIndex(environment: context.environment)
             let printer = EventPrinter(
                 json: json, rows: MessageRows.forStandardOutput(context), pinFlag: open.mailbox.pinFlag,
                 mailbox: open.mailbox.name, output: context.standardOutput)
@@ -76,6 +78,7 @@ public struct WatchCommand: AsyncParsableCommand, ConnectingCommand {
                 group.cancelAll()
                 return first
             }
+            await open.stopFollowing(index)
             switch outcome {
             case .interrupted: return
             case .ended:

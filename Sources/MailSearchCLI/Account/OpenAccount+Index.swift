@@ -1,0 +1,35 @@
+import MailSearch
+
+/// The local index a long-lived command (`tui`, `watch`) keeps in step while it runs.
+extension OpenAccount {
+    /// The account's index of the open mailbox (none: nil), or for the demo a new one in memory,
+    /// handed to the service, which catches it up at once (the demo's: a first sync of the whole
+    /// mailbox) and again after each change it learns of. Until the first catch-up is done the
+    /// index answers nothing, and typing shows suggestions only. ``stopFollowing(_:)`` ends it.
+    func followIndex(environment: [String: String]) async throws(CommandFailure) -> MessageIndex? {
+        let index: MessageIndex
+        if settings.isDemo {
+            do throws(StoreError) {
+                index = try MessageIndex(path: MessageIndex.inMemory)
+            } catch {
+                throw CommandFailure(error.message)
+            }
+        } else {
+            guard
+                let (existing, _) = try await IndexedSearch.index(
+                    settings, mailbox: settings.mailbox, environment: environment)
+            else { return nil }
+            index = existing
+        }
+        await service.answerLocally(from: index)
+        return index
+    }
+
+    /// The command is over: the service lets the index go (a catch-up under way stops, keeping
+    /// what it committed), and the file closes.
+    func stopFollowing(_ index: MessageIndex?) async {
+        guard let index else { return }
+        await service.answerLocally(from: nil)
+        index.close()
+    }
+}
