@@ -422,21 +422,33 @@ public final class MessageIndex: Sendable {
     /// `uids` of `name` newest first as the server's `SORT (REVERSE ARRIVAL)` orders them: by
     /// INTERNALDATE, later first, a tie by UID (RFC 5256: by sequence number, which follows UIDs).
     public func newestFirst(_ uids: [UInt32], in name: String) async throws(StoreError) -> [UInt32] {
-        try await withConnection { (connection) throws(StoreError) -> [UInt32] in
+        try await newestFirst([name: uids]).map(\.uid)
+    }
+
+    /// Messages of several mailboxes (an `in:all` answer) in one order, newest first: by
+    /// INTERNALDATE, then UID, as the server's answer of several mailboxes is ordered
+    /// (`OtherMailboxes.search`); those not indexed are left out.
+    public func newestFirst(
+        _ matches: [String: [UInt32]]
+    ) async throws(StoreError) -> [(mailbox: String, uid: UInt32)] {
+        try await withConnection { (connection) throws(StoreError) -> [(mailbox: String, uid: UInt32)] in
             let find = try connection.prepare("SELECT id FROM mailbox WHERE name = ?1")
-            try find.bind(1, name)
-            guard try find.step() else { return [] }
-            let id = find.int64(0)
             let read = try connection.prepare("SELECT internal_date FROM message WHERE rowid = ?1")
-            var dated: [(uid: UInt32, date: Int64)] = []
-            dated.reserveCapacity(uids.count)
-            for uid in uids {
-                try read.bind(1, id << 32 | Int64(uid))
-                defer { read.reset() }
-                if try read.step() { dated.append((uid, read.int64(0))) }
+            var dated: [(mailbox: String, uid: UInt32, date: Int64)] = []
+            dated.reserveCapacity(matches.values.reduce(0) { $0 + $1.count })
+            for (name, uids) in matches {
+                try find.bind(1, name)
+                defer { find.reset() }
+                guard try find.step() else { continue }
+                let id = find.int64(0)
+                for uid in uids {
+                    try read.bind(1, id << 32 | Int64(uid))
+                    defer { read.reset() }
+                    if try read.step() { dated.append((name, uid, read.int64(0))) }
+                }
             }
             dated.sort { $0.date != $1.date ? $0.date > $1.date : $0.uid > $1.uid }
-            return dated.map(\.uid)
+            return dated.map { ($0.mailbox, $0.uid) }
         }
     }
 

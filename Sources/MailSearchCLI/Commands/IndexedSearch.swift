@@ -20,13 +20,20 @@ enum IndexedSearch {
         }
     }
 
+    /// The index of `settings`' account; nil when it has none.
+    static func index(
+        _ settings: AccountSettings, environment: [String: String]
+    ) async throws(CommandFailure) -> MessageIndex? {
+        let path = try IndexLocation.path(settings, environment: environment)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try await BlockingWork.run { () throws(CommandFailure) in try IndexLocation.open(path) }
+    }
+
     /// The index of `settings`' account when it has `mailbox`; nil without one.
     static func index(
         _ settings: AccountSettings, mailbox: String, environment: [String: String]
     ) async throws(CommandFailure) -> (MessageIndex, MessageIndex.Mailbox)? {
-        let path = try IndexLocation.path(settings, environment: environment)
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let index = try await BlockingWork.run { () throws(CommandFailure) in try IndexLocation.open(path) }
+        guard let index = try await index(settings, environment: environment) else { return nil }
         guard let indexed = try await reading({ () throws(StoreError) in try await index.mailbox(mailbox) }) else {
             index.close()
             return nil
@@ -63,27 +70,35 @@ enum IndexedSearch {
         !json && context.standardOutput.isTerminal
     }
 
-    /// Prints the newest `limit` of `uids` as the server's search prints them; returns them.
+    /// Prints the newest `limit` of `matches` (UIDs by mailbox) as the server's search prints
+    /// them, newest first across the mailboxes; rows of a mailbox other than `openMailbox` show
+    /// it (`Archive:32`). Returns what it printed.
     @discardableResult
     static func print(
-        _ uids: [UInt32], of mailbox: String, index: MessageIndex, pinFlag: Flag, limit: Int, json: Bool,
-        query: String, context: CommandContext
+        _ matches: [String: [UInt32]], openMailbox: String, index: MessageIndex, pinFlag: Flag, limit: Int,
+        json: Bool, query: String, context: CommandContext
     ) async throws(CommandFailure) -> [Email] {
         // `newestFirst` is cheap on what `newest` already ordered (its own order).
-        let ordered = try await reading { () throws(StoreError) in try await index.newestFirst(uids, in: mailbox) }
+        let ordered = try await reading { () throws(StoreError) in try await index.newestFirst(matches) }
         let newest = Array(ordered.prefix(limit))
-        let emails = try await reading { () throws(StoreError) in
-            try await index.emails(newest, in: mailbox, pinFlag: pinFlag)
+        var found: [String: [UInt32: Email]] = [:]
+        for (mailbox, uids) in Dictionary(grouping: newest, by: \.mailbox) {
+            let emails = try await reading { () throws(StoreError) in
+                try await index.emails(uids.map(\.uid), in: mailbox, pinFlag: pinFlag)
+            }
+            found[mailbox] = Dictionary(emails.map { ($0.uid, $0) }) { first, _ in first }
         }
+        let emails = newest.compactMap { found[$0.mailbox]?[$0.uid] }
+        let rows = MessageRows.forStandardOutput(context, openMailbox: openMailbox)
         let printer = ListingPrinter(
-            json: json, rows: MessageRows.forStandardOutput(context),
-            uidWidth: newest.map { String($0).count }.max() ?? 1, output: context.standardOutput)
+            json: json, rows: rows, uidWidth: rows.uidWidth(emails.map(\.id)), output: context.standardOutput)
         let printed = printer.print(emails)
+        let total = matches.values.reduce(0) { $0 + $1.count }
         if !json {
             if printed == 0 {
                 context.standardOutput.write("No messages match \"\(SearchHistory.normalized(query))\".\n")
-            } else if countsAll(json: json, context) && uids.count > printed {
-                context.standardOutput.write("\(printed) of \(uids.count) shown.\n")
+            } else if countsAll(json: json, context) && total > printed {
+                context.standardOutput.write("\(printed) of \(total) shown.\n")
             }
         }
         return emails
@@ -122,8 +137,8 @@ enum IndexedSearch {
             newest: countsAll(json: json, context) ? nil : limit)
         guard case .uids(let uids) = outcome else { return nil }
         return try await print(
-            uids, of: mailbox, index: index, pinFlag: searchContext.pinFlag.flag, limit: limit, json: json,
-            query: text, context: context)
+            [mailbox: uids], openMailbox: mailbox, index: index, pinFlag: searchContext.pinFlag.flag, limit: limit,
+            json: json, query: text, context: context)
     }
 
     /// `search --offline`. The query compiles as for a plain IMAP4rev1 server (the server's
@@ -147,35 +162,48 @@ enum IndexedSearch {
         } catch {
             throw CommandFailure(error.message, exitCode: .queryError)
         }
-        let mailbox: String
+        let mailbox: String?
         switch compiled.scope {
         case .current: mailbox = settings.mailbox
         case .mailbox(let name): mailbox = name
-        case .allMailboxes:
-            throw CommandFailure("in:all is not answered offline yet; leave out --offline", exitCode: .queryError)
+        case .allMailboxes: mailbox = nil
         }
-        guard let (index, indexed) = try await Self.index(settings, mailbox: mailbox, environment: environment) else {
-            throw CommandFailure(
-                "\(mailbox) has no local index for this account; run \"mailsearch sync --mailbox \(mailbox)\" first")
+        guard let index = try await Self.index(settings, environment: environment) else {
+            throw notIndexed(mailbox ?? settings.mailbox)
         }
         defer { index.close() }
-        let outcome = try await answer(
-            compiled.programKeys, in: mailbox, index: index, now: now, serverMatchesWords: false,
-            newest: countsAll(json: json, context) ? nil : limit)
-        guard case .uids(let uids) = outcome else {
-            if case .server(let reason) = outcome {
+        // `in:all`: every mailbox of the index (those `sync --all` or `sync --mailbox` took).
+        let known = try await reading { () throws(StoreError) in try await index.mailboxes() }
+        let targets = mailbox.map { name in known.filter { $0.name == name } } ?? known
+        guard !targets.isEmpty else { throw notIndexed(mailbox ?? settings.mailbox) }
+        var matches: [String: [UInt32]] = [:]
+        for target in targets {
+            let outcome = try await answer(
+                compiled.programKeys, in: target.name, index: index, now: now, serverMatchesWords: false,
+                newest: countsAll(json: json, context) ? nil : limit)
+            switch outcome {
+            case .uids(let uids): matches[target.name] = uids
+            case .server(let reason):
                 throw CommandFailure(
                     "the local index cannot answer this query exactly (\(reason)); leave out --offline",
                     exitCode: .queryError)
             }
-            return
         }
-        let age = indexed.syncedAt.map { IndexStatusCommand.age(Int(now.timeIntervalSince1970) - $0) + " old" }
+        let seconds = Int(now.timeIntervalSince1970)
+        let ages = targets.map { indexed in
+            TerminalText.sanitized(indexed.name) + ", "
+                + (indexed.syncedAt.map { IndexStatusCommand.age(seconds - $0) + " old" } ?? "never synced")
+                + (indexed.resumeBelow != nil ? ", first sync not finished" : "")
+        }
         context.standardError.write(
-            "note: answered from the local index of \(TerminalText.sanitized(mailbox)), \(age ?? "never synced")"
-                + (indexed.resumeBelow != nil ? ", first sync not finished" : "") + "\n")
+            "note: answered from the local index of " + ages.joined(separator: "; ") + "\n")
         try await print(
-            uids, of: mailbox, index: index, pinFlag: settings.pinKeyword ?? .flagged, limit: limit, json: json,
-            query: text, context: context)
+            matches, openMailbox: settings.mailbox, index: index, pinFlag: settings.pinKeyword ?? .flagged,
+            limit: limit, json: json, query: text, context: context)
+    }
+
+    private static func notIndexed(_ mailbox: String) -> CommandFailure {
+        CommandFailure(
+            "\(mailbox) has no local index for this account; run \"mailsearch sync --mailbox \(mailbox)\" first")
     }
 }

@@ -66,6 +66,32 @@ struct IndexCommandTests {
         }
     }
 
+    /// `in:all` offline searches every mailbox of the index: the rows, their order across the
+    /// mailboxes and their `Archive:32` labels are the server's own `in:all` answer's.
+    @Test func offlineInAllSearchesEveryIndexedMailboxAsTheServerDoes() async throws {
+        let account = try await MockAccount.start()
+        defer { Task { await account.stop() } }
+        let (environment, arguments) = (account.environment, account.plainArguments)
+        let sync = try await Self.run(arguments + ["sync", "--all"], environment: environment)
+        #expect(sync.status == 0, "\(sync)")
+        var labelled = 0
+        for query in ["in:all", "in:all potion", "in:all -is:read", "in:all from:dumbledore OR subject:re"] {
+            for format in [["--json"], []] {
+                let server = try await Self.run(
+                    arguments + ["search", "--server"] + format + ["--limit", "500", "--", query],
+                    environment: environment)
+                let offline = try await Self.run(
+                    arguments + ["search", "--offline"] + format + ["--limit", "500", "--", query],
+                    environment: environment)
+                #expect(server.status == 0 && offline.status == 0, "\(query): \(server) \(offline)")
+                #expect(offline.standardOutput == server.standardOutput, "\(query) \(format)")
+                #expect(offline.standardError.contains("Archive, "), "\(offline)")
+                labelled += offline.lines.filter { $0.contains("Archive:") }.count
+            }
+        }
+        #expect(labelled > 0, "no row of another mailbox was printed")
+    }
+
     /// With an index, `search` catches it up (one EXAMINE when nothing changed) and answers from
     /// it: the same rows as `--server`, no UID SORT or SEARCH of the query on the wire, and a
     /// change another client made since the last sync is in the answer.
