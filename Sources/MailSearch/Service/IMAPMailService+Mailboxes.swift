@@ -13,6 +13,10 @@ public struct MailboxSummary: Hashable, Sendable {
     public var messageCount: Int?
     /// How many of them are unread; nil for a mailbox that cannot be selected.
     public var unreadCount: Int?
+    /// Whether it can be selected (and searched): not `\Noselect` or `\NonExistent`.
+    public var isSelectable: Bool {
+        MailboxListItem(attributes: attributes, delimiter: nil, name: MailboxName(wire: name)).isSelectable
+    }
 
     /// A summary.
     public init(name: String, attributes: [String], messageCount: Int?, unreadCount: Int?) {

@@ -104,9 +104,11 @@ enum IndexedSearch {
         return emails
     }
 
-    /// `search` on a mailbox that has an index: the index is caught up with the server (one
-    /// EXAMINE when nothing changed, over a session of its own), then answers the query compiled
-    /// for this server; nil when the mailbox has no index or only the server can answer.
+    /// `search` with an index of the mailboxes searched: the index is caught up with the server
+    /// (one EXAMINE a mailbox when nothing changed, over a session of its own), then answers the
+    /// query compiled for this server. `in:all` is answered locally when the index holds every
+    /// selectable mailbox the server lists (one LIST more). Nil when a mailbox searched has no
+    /// index or only the server can answer: the server is asked.
     static func online(
         _ query: Query, open: OpenAccount, limit: Int, json: Bool, query text: String, context: CommandContext
     ) async throws(CommandFailure) -> [Email]? {
@@ -122,23 +124,39 @@ enum IndexedSearch {
         } catch {
             throw CommandFailure(error.message, exitCode: .queryError)
         }
-        guard case .current = compiled.scope, compiled.warnings.isEmpty else { return nil }
-        let mailbox = open.settings.mailbox
-        guard let (index, _) = try await Self.index(open.settings, mailbox: mailbox, environment: context.environment)
+        guard compiled.warnings.isEmpty,
+            let index = try await Self.index(open.settings, environment: context.environment)
         else { return nil }
         defer { index.close() }
+        let indexed = Set(try await reading { () throws(StoreError) in try await index.mailboxes() }.map(\.name))
+        let targets: [String]
+        switch compiled.scope {
+        case .current: targets = [open.settings.mailbox]
+        case .mailbox(let name): targets = [name]
+        case .allMailboxes:
+            do throws(MailServiceError) {
+                targets = try await open.service.mailboxes(counting: false).filter(\.isSelectable).map(\.name)
+            } catch {
+                throw Failures.working(error)
+            }
+        }
+        guard !targets.isEmpty, targets.allSatisfy(indexed.contains) else { return nil }
         do throws(MailServiceError) {
-            _ = try await open.service.syncIndex(index, mailboxes: [mailbox])
+            _ = try await open.service.syncIndex(index, mailboxes: targets)
         } catch {
             throw Failures.working(error)
         }
-        let outcome = try await answer(
-            compiled.programKeys, in: mailbox, index: index, now: Date(), serverMatchesWords: searchContext.isGmail,
-            newest: countsAll(json: json, context) ? nil : limit)
-        guard case .uids(let uids) = outcome else { return nil }
+        var matches: [String: [UInt32]] = [:]
+        for target in targets {
+            let outcome = try await answer(
+                compiled.programKeys, in: target, index: index, now: Date(),
+                serverMatchesWords: searchContext.isGmail, newest: countsAll(json: json, context) ? nil : limit)
+            guard case .uids(let uids) = outcome else { return nil }
+            matches[target] = uids
+        }
         return try await print(
-            [mailbox: uids], openMailbox: mailbox, index: index, pinFlag: searchContext.pinFlag.flag, limit: limit,
-            json: json, query: text, context: context)
+            matches, openMailbox: open.settings.mailbox, index: index, pinFlag: searchContext.pinFlag.flag,
+            limit: limit, json: json, query: text, context: context)
     }
 
     /// `search --offline`. The query compiles as for a plain IMAP4rev1 server (the server's

@@ -90,6 +90,18 @@ struct IndexCommandTests {
             }
         }
         #expect(labelled > 0, "no row of another mailbox was printed")
+
+        // Online, with every mailbox indexed: caught up, then answered from the index.
+        for query in ["in:all potion", "in:Archive -is:read", "in:all from:dumbledore OR subject:re"] {
+            let server = try await Self.run(
+                arguments + ["search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
+            let local = try await Self.run(
+                arguments + ["--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
+            #expect(server.status == 0 && local.status == 0, "\(query): \(server) \(local)")
+            #expect(local.standardOutput == server.standardOutput, "\(query)")
+            #expect(local.standardError.contains("EXAMINE Archive"), "\(query): not caught up")
+            #expect(!local.standardError.contains("UID SEARCH"), "\(query): the server searched")
+        }
     }
 
     /// With an index, `search` catches it up (one EXAMINE when nothing changed) and answers from
