@@ -2,24 +2,20 @@ import MailSearch
 
 /// The local index a long-lived command (`tui`, `watch`) keeps in step while it runs.
 extension OpenAccount {
-    /// The account's index of the open mailbox (none: nil), or for the demo a new one in memory,
-    /// handed to the service, which catches it up at once (the demo's: a first sync of the whole
+    /// The account's index of the open mailbox, or for the demo without one a new one in memory
+    /// (none: nil), handed to the service, which catches it up at once (the demo's: a first sync of the whole
     /// mailbox) and again after each change it learns of. Until the first catch-up is done the
     /// index answers nothing, and typing shows suggestions only. ``stopFollowing(_:)`` ends it.
     func followIndex(environment: [String: String]) async throws(CommandFailure) -> MessageIndex? {
         let index: MessageIndex
-        if settings.isDemo {
-            do throws(StoreError) {
-                index = try MessageIndex(path: MessageIndex.inMemory)
-            } catch {
-                throw CommandFailure(error.message)
-            }
-        } else {
-            guard
-                let (existing, _) = try await IndexedSearch.index(
-                    settings, mailbox: settings.mailbox, environment: environment)
-            else { return nil }
+        if let (existing, _) = try await IndexedSearch.index(
+            settings, mailbox: settings.mailbox, environment: environment)
+        {
             index = existing
+        } else if settings.isDemo {
+            index = try await IndexedSearch.demoIndex()
+        } else {
+            return nil
         }
         await service.answerLocally(from: index)
         return index

@@ -124,9 +124,18 @@ enum IndexedSearch {
         } catch {
             throw CommandFailure(error.message, exitCode: .queryError)
         }
-        guard compiled.warnings.isEmpty,
-            let index = try await Self.index(open.settings, environment: context.environment)
-        else { return nil }
+        guard compiled.warnings.isEmpty else { return nil }
+        // The demo without an index of its own (`--demo sync`) indexes its mailboxes in memory
+        // now, so that what the index does can be tried without an account.
+        let inMemory = open.settings.isDemo
+        let index: MessageIndex
+        if let file = try await Self.index(open.settings, environment: context.environment) {
+            index = file
+        } else if inMemory {
+            index = try await demoIndex()
+        } else {
+            return nil
+        }
         defer { index.close() }
         let indexed = Set(try await reading { () throws(StoreError) in try await index.mailboxes() }.map(\.name))
         let targets: [String]
@@ -140,7 +149,9 @@ enum IndexedSearch {
                 throw Failures.working(error)
             }
         }
-        guard !targets.isEmpty, targets.allSatisfy(indexed.contains) else { return nil }
+        guard !targets.isEmpty, indexed.isEmpty && inMemory || targets.allSatisfy(indexed.contains) else {
+            return nil
+        }
         do throws(MailServiceError) {
             _ = try await open.service.syncIndex(index, mailboxes: targets)
         } catch {
@@ -157,6 +168,15 @@ enum IndexedSearch {
         return try await print(
             matches, openMailbox: open.settings.mailbox, index: index, pinFlag: searchContext.pinFlag.flag,
             limit: limit, json: json, query: text, context: context)
+    }
+
+    /// A new index in memory (the demo's).
+    static func demoIndex() async throws(CommandFailure) -> MessageIndex {
+        do throws(StoreError) {
+            return try MessageIndex(path: MessageIndex.inMemory)
+        } catch {
+            throw CommandFailure(error.message)
+        }
     }
 
     /// `search --offline`. The query compiles as for a plain IMAP4rev1 server (the server's

@@ -104,6 +104,27 @@ struct IndexCommandTests {
         }
     }
 
+    /// The demo without an index file indexes its mailbox in memory and answers from it: the
+    /// server's rows, the index fed on the wire (whole messages fetched), no search of the
+    /// query sent, and no file left.
+    @Test func theDemoIndexesItsMailboxInMemory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-demo-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ToolEnvironment.make(directory)
+        for query in ["potion", "in:all from:dumbledore", "is:unread"] {
+            let local = try await Self.run(
+                ["--demo", "--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
+            let server = try await Self.run(
+                ["--demo", "search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
+            #expect(local.status == 0 && server.status == 0, "\(query): \(local) \(server)")
+            #expect(local.standardOutput == server.standardOutput, "\(query)")
+            #expect(local.standardError.contains("BODY.PEEK[]"), "\(query): nothing was indexed")
+            #expect(!local.standardError.contains("UID SORT"), "\(query): the server searched")
+        }
+        let file = directory.appendingPathComponent(".cache/mailsearch/index-demo.sqlite").path
+        #expect(!FileManager.default.fileExists(atPath: file), "the demo's index was written to \(file)")
+    }
+
     /// With an index, `search` catches it up (one EXAMINE when nothing changed) and answers from
     /// it: the same rows as `--server`, no UID SORT or SEARCH of the query on the wire, and a
     /// change another client made since the last sync is in the answer.
