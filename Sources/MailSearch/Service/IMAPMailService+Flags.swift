@@ -13,7 +13,7 @@ extension IMAPMailService {
         return try await change(description.pinFlag, isPinned, emails)
     }
 
-    /// `UID STORE +FLAGS.SILENT` or `-FLAGS.SILENT` of `flag`, with `UNCHANGEDSINCE` the MODSEQ
+    /// `UID STORE +FLAGS` or `-FLAGS` of `flag` (answered with the flags as they now are), with `UNCHANGEDSINCE` the MODSEQ
     /// each message had when it was last seen (CONDSTORE), so a message another client changed
     /// meanwhile is refused and reported rather than overwritten blindly.
     ///
@@ -59,7 +59,7 @@ extension IMAPMailService {
                     mailbox: description.name, uidValidity: description.uidValidity,
                     isReadOnly: description.isReadOnly,
                     store: { (uids, operation, flags, modseq) throws(IMAPError) in
-                        try await connection.store(uids, operation, flags, unchangedSince: modseq)
+                        try await connection.store(uids, operation, flags, silent: false, unchangedSince: modseq)
                     },
                     fetch: { (uids, items) throws(IMAPError) in try await connection.fetch(uids, items: items) })
                 outcome = try await Self.store(
@@ -115,8 +115,21 @@ extension IMAPMailService {
             }
             for (uid, modseq) in stored.modificationSequences { outcome.learned[uid] = modseq }
             let refused = Set(stored.refused?.numbers ?? [])
+            // The server answers the STORE (not .SILENT) with each message's flags as they now
+            // are; those it did not (a change completed after a reconnect) are read back.
+            var untold: [UInt32] = []
             for uid in uids where !refused.contains(uid) {
-                if let flags = stored.flags[uid] { outcome.result.flags[id(uid)] = flags.filter { $0 != .recent } }
+                if let flags = stored.flags[uid] {
+                    outcome.result.flags[id(uid)] = flags.filter { $0 != .recent }
+                } else {
+                    untold.append(uid)
+                }
+            }
+            if !untold.isEmpty {
+                let current = try await currentFlags(
+                    SequenceSet(numbers: untold), via: route.fetch, condstore: condstore)
+                for (uid, flags) in current.flags { outcome.result.flags[id(uid)] = flags }
+                outcome.learned.merge(current.modificationSequences) { _, new in new }
             }
             if !refused.isEmpty {
                 // Someone else changed these since they were shown: report their flags as they are now.
@@ -186,7 +199,7 @@ struct FlagStoreRoute: Sendable {
     var isReadOnly: Bool
     /// Why none of its messages can be changed (the server would not open it), if so.
     var refusal: String? = nil
-    /// UID STORE `+FLAGS.SILENT`/`-FLAGS.SILENT`, with `UNCHANGEDSINCE` the MODSEQ when given.
+    /// UID STORE `+FLAGS`/`-FLAGS`, with `UNCHANGEDSINCE` the MODSEQ when given.
     var store: @Sendable (SequenceSet, StoreFlags.Operation, [Flag], UInt64?) async throws(IMAPError) -> StoreResult
     /// UID FETCH of the items.
     var fetch: @Sendable (SequenceSet, [FetchAttribute]) async throws(IMAPError) -> [FetchResponse]

@@ -43,14 +43,20 @@ extension IMAPMailService {
     /// watches ``events()``, the service's own flag changes, a reconnect), over a session of its
     /// own. Bring a new index in step first (``syncIndex(_:mailboxes:progress:)``): until its
     /// first sync is done it answers nothing. ``indexUpdates()`` tells each catch-up.
-    public func answerLocally(from index: MessageIndex?) async {
+    ///
+    /// Each answer gets `budget` (type-ahead's 10 ms unless given; nil: no limit): a query that
+    /// takes longer is given up, and answered nil.
+    public func answerLocally(
+        from index: MessageIndex?, budget: Duration? = MessageIndex.typeAheadBudget
+    ) async {
+        localBudget = budget
         let previous = follower
         follower = index.map(makeFollower)
         await previous?.stop()
         await follower?.changed()
     }
 
-    /// Each catch-up of the index given to ``answerLocally(from:)``, from now on.
+    /// Each catch-up of the index given to ``answerLocally(from:budget:)``, from now on.
     public nonisolated func indexUpdates() -> AsyncStream<IndexUpdate> { indexCatchUps.listen() }
 
     func makeFollower(_ index: MessageIndex) -> IndexFollower {
@@ -80,6 +86,6 @@ extension IMAPMailService {
         guard let index = follower?.index, let described else { return nil }
         return await index.newestEmails(
             query, context: context(), in: mailboxName, uidValidity: described.uidValidity, limit: limit,
-            now: Int(now().timeIntervalSince1970), budget: MessageIndex.typeAheadBudget)
+            now: Int(now().timeIntervalSince1970), budget: localBudget)
     }
 }

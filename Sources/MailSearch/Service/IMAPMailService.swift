@@ -15,7 +15,7 @@ import IMAPCore
 /// C: A3 SELECT INBOX (CONDSTORE)
 /// C: A4 UID SORT (REVERSE ARRIVAL) UTF-8 UNDELETED
 /// C: A5 UID FETCH 1040,1039,...,991 (UID FLAGS ENVELOPE INTERNALDATE RFC822.SIZE BODYSTRUCTURE PREVIEW)
-/// C: A6 UID STORE 1040 (UNCHANGEDSINCE 4711) +FLAGS.SILENT (\Flagged)
+/// C: A6 UID STORE 1040 (UNCHANGEDSINCE 4711) +FLAGS (\Flagged)
 /// ```
 ///
 /// `in:Name` and `in:all` searches run on a second connection that EXAMINEs the mailboxes
@@ -55,8 +55,10 @@ public actor IMAPMailService: MailService {
     /// The latest of the cache writes, each after the one before; ``close()`` waits for it.
     var caching: Task<Void, Never>?
     /// The local index type-ahead answers from, kept in step with the mailbox
-    /// (``answerLocally(from:)``); nil: none.
+    /// (``answerLocally(from:budget:)``); nil: none.
     var follower: IndexFollower?
+    /// How long ``localMatches(_:limit:)`` may search (nil: no limit).
+    var localBudget: Duration? = MessageIndex.typeAheadBudget
     /// Each catch-up of the followed index (``indexUpdates()``).
     let indexCatchUps = Broadcast<IndexUpdate>()
 

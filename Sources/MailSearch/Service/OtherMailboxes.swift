@@ -180,7 +180,7 @@ actor OtherMailboxes {
                 mailbox: mailbox, uidValidity: identity.uidValidity, isReadOnly: selected.isReadOnly,
                 store: { (uids, operation, flags, modseq) throws(IMAPError) in
                     try await session.store(
-                        uids, operation, flags, silent: true, unchangedSince: modseq, in: expectation)
+                        uids, operation, flags, silent: false, unchangedSince: modseq, in: expectation)
                 },
                 fetch: { (uids, items) throws(IMAPError) in
                     var messages: [FetchResponse] = []

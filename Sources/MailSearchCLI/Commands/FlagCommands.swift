@@ -2,7 +2,7 @@ import MailSearch
 
 /// `mailsearch read|unread|pin|unpin <uid>...`: one command, parameterised by the change it
 /// makes. It finds which of the UIDs exist (one UID SEARCH per mailbox named, see
-/// ``MessageArguments``), changes the flag with `UID STORE +FLAGS.SILENT`/`-FLAGS.SILENT`
+/// ``MessageArguments``), changes the flag with `UID STORE +FLAGS`/`-FLAGS`
 /// (UNCHANGEDSINCE with CONDSTORE) in each message's own mailbox, and reports what the server
 /// refused.
 public struct FlagCommand<Change: FlagChangeKind>: AsyncParsableCommand, ConnectingCommand {

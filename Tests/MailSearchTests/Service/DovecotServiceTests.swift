@@ -173,8 +173,10 @@ struct DovecotServiceTests {
         let id = Email.ID(mailbox: "INBOX", uidValidity: mailbox.uidValidity, uid: uid)
         let original = try #require(try await Self.flagsReadBack(dovecot, [uid])[uid])
 
-        #expect(try await service.setPinned(true, for: [id]).refused.isEmpty)
+        let result = try await service.setPinned(true, for: [id])
+        #expect(result.refused.isEmpty)
         #expect(try await Self.flagsReadBack(dovecot, [uid])[uid] == original.union([pinFlag]))
+        #expect(result.flags[id].map(Set.init) == original.union([pinFlag]), "the flags Dovecot has now")
         let pinned = try await service.search(try query("is:pinned"), pageSize: 100)
         #expect(pinned.list.ids.contains(id))
         #expect(try await service.setPinned(false, for: [id]).refused.isEmpty)
