@@ -161,8 +161,7 @@ enum TLSSteps {
             default:
                 return TransportError(
                     .certificateUntrusted,
-                    "the certificate of \(host) is not trusted (\(reason)); pass --ca-file with its CA, or check the host name"
-                )
+                    "the certificate of \(host) is not trusted (\(reason))")
             }
         }
         let queued = ERR_peek_error()

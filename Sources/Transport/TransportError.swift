@@ -3,11 +3,11 @@
 import Glibc
 #endif
 
-/// A failure of the network or TLS layer, with a sentence that says what happened and what to do.
+/// A failure of the network or TLS layer, with a sentence that says what happened.
 ///
 /// `code` lets a caller branch (`error.code == .certificateUntrusted`); `message` is for people:
-/// "the certificate of imap.example.com is not trusted (self-signed certificate); pass --ca-file
-/// with its CA, or check the host name".
+/// "the certificate of imap.example.com is not trusted (self-signed certificate)". What to do
+/// about it is the caller's to say (the CLI adds "pass --ca-file with its CA").
 public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure. New codes can be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -71,6 +71,10 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
     public var message: String
     /// The query error, for `.query`.
     public var queryError: QueryError?
+    /// Whether the server's certificate is not trusted (not expired, not for another host): the
+    /// caller may trust its CA (`ClientTLSConfiguration.additionalTrustPEM`; the CLI's
+    /// `--ca-file`). The message says what happened, not what to type.
+    public var isUntrustedCertificate = false
 
     /// An error; its category follows from `code` unless given.
     public init(_ code: Code, _ message: String, queryError: QueryError? = nil, category: Category? = nil) {
@@ -103,6 +107,7 @@ public struct MailServiceError: Error, Hashable, Sendable, CustomStringConvertib
         }
         let (category, message) = Self.categorize(error, openingAt: endpoint)
         self.init(code, message, category: category)
+        isUntrustedCertificate = error.transportCode == .certificateUntrusted
     }
 
     /// The same as `message`.

@@ -15,7 +15,9 @@ enum Failures {
 
     /// A failure of a command on an open mailbox (or of opening it, see `connecting`).
     static func working(_ error: MailServiceError) -> CommandFailure {
-        CommandFailure(error.message, exitCode: exitCode(error.category))
+        // The library says what happened; what to type is the command line's to add.
+        let advice = error.isUntrustedCertificate ? "; pass --ca-file with its CA, or check the host name" : ""
+        return CommandFailure(error.message + advice, exitCode: exitCode(error.category))
     }
 
     /// The exit code for a category of failure.
