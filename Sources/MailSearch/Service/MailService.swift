@@ -12,7 +12,7 @@ public import IMAPCore
 /// let service = IMAPMailService(configuration: configuration, credentials: credentials)
 /// let mailbox = try await service.open()
 /// let inbox = try await service.list(pageSize: 50)                     // newest first
-/// let found = try await service.search(try QueryParser.parse("from:albus has:attachment"), pageSize: 50)
+/// let found = try await service.search("from:albus has:attachment")       // or a parsed Query
 /// try await service.setPinned(true, for: [found.emails[0].id])
 /// ```
 public protocol MailService: AnyObject, Sendable {
@@ -60,6 +60,20 @@ public protocol MailService: AnyObject, Sendable {
 }
 
 extension MailService {
+    /// The first page of the messages matching the query `text` (the query language of
+    /// docs/query-language.md), newest first. One error type for both failures: text that does
+    /// not parse is `.query` (with ``MailServiceError/queryError`` saying where), and the
+    /// service's own are as ``search(_:pageSize:)`` throws them.
+    public func search(_ text: String, pageSize: Int = 50) async throws(MailServiceError) -> EmailPage {
+        let parsed: ParsedQuery
+        do throws(QueryError) {
+            parsed = try QueryParser.parse(text)
+        } catch {
+            throw MailServiceError(error)
+        }
+        return try await search(parsed.query, pageSize: pageSize)
+    }
+
     /// No local answers: type-ahead shows nothing, and submitting asks the server.
     public func localMatches(_ query: Query, limit: Int) async -> [Email]? { nil }
 

@@ -26,6 +26,21 @@ import Testing
         #expect(whole.pinnedFirst.dropFirst(2).allSatisfy { !$0.isPinned })
     }
 
+    /// `search("text")`: the query language's text straight in, one error type out.
+    @Test func searchTakesTheQueryAsText() async throws {
+        let service = InMemoryMailService(emails: InMemoryMailService.sampleEmails(now: Self.now), now: { Self.now })
+        let found = try await service.search("from:albus")
+        #expect(found.emails.map(\.subject) == ["About Nicolas Flamel", "Thing about pain"])
+        #expect(found == (try await service.search(try query("from:albus"), pageSize: 50)))
+        do {
+            _ = try await service.search("subject:\"unclosed")
+            Issue.record("text that does not parse was searched")
+        } catch {
+            #expect(error.code == .query && error.category == .query)
+            #expect(error.queryError != nil, "\(error)")
+        }
+    }
+
     @Test(arguments: [
         ("from:albus", ["About Nicolas Flamel", "Thing about pain"]),
         ("is:unread", ["About Nicolas Flamel", "Thing about pain", "Tea on Friday?", "The Quibbler, new issue"]),
