@@ -271,7 +271,7 @@ struct InboxRendererTests {
     func everyStateFitsEverySize(size: TerminalSize) async {
         let harness = ScreenHarness()
         await harness.start()
-        var frames: [String: Frame] = [:]
+        var frames: [String: MailSearchCLI.Frame] = [:]
         func check(_ name: String) {
             harness.send(.resized(size))
             let frame = harness.frame

@@ -115,7 +115,7 @@ final class ScreenHarness {
     var lines: [String] { text.components(separatedBy: "\n") }
 
     /// The frame at ``now`` in UTC.
-    var frame: Frame {
+    var frame: MailSearchCLI.Frame {
         InboxRenderer(now: Self.now, timeZone: LocalZone(TimeZone(identifier: "UTC")!)).frame(screen)
     }
 
