@@ -14,8 +14,9 @@ public enum IndexUpdate: Sendable, Equatable {
 /// together cost one or two catch-ups, never one each, and none is missed.
 public enum IndexFollowing: Sendable, Equatable, CaseIterable {
     case idle
-    /// A catch-up runs; `again`: a change was told since it began.
+    /// A catch-up runs.
     case catchingUp
+    /// A catch-up runs, and a change was told since it began: another follows it.
     case catchingUpAgain
     case stopped
 

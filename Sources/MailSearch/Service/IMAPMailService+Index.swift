@@ -11,13 +11,13 @@ extension IMAPMailService {
         progress: @escaping @Sendable (String, Int, Int) -> Void = { _, _, _ in }
     ) async throws(MailServiceError) -> [IndexSync.Summary] {
         let session: IMAPSession
-        do {
-            session = try await IMAPSession.connect(configuration)
-            try await session.login(credentials)
+        do throws(IMAPError) {
+            session = try await Self.indexSession(configuration, credentials)
         } catch {
             throw MailServiceError(error)
         }
-        let sync = IndexSync(index: index) { Int(Date.now.timeIntervalSince1970) }
+        let now = now
+        let sync = IndexSync(index: index) { Int(now().timeIntervalSince1970) }
         var summaries: [IndexSync.Summary] = []
         do {
             for name in names {
@@ -64,14 +64,20 @@ extension IMAPMailService {
         return IndexFollower(
             index: index, mailbox: mailboxName, updates: indexCatchUps,
             clock: { Int(now().timeIntervalSince1970) },
-            connect: {
-                let session = try await IMAPSession.connect(configuration)
-                do { try await session.login(credentials) } catch {
-                    await session.logout()
-                    throw error
-                }
-                return session
-            })
+            connect: { try await Self.indexSession(configuration, credentials) })
+    }
+
+    /// A session of the index's own, logged in (one that connected but could not log in is
+    /// logged out): syncs and catch-ups never hold up the open mailbox's connection.
+    static func indexSession(
+        _ configuration: IMAPConfiguration, _ credentials: Credentials
+    ) async throws(IMAPError) -> IMAPSession {
+        let session = try await IMAPSession.connect(configuration)
+        do { try await session.login(credentials) } catch {
+            await session.logout()
+            throw error
+        }
+        return session
     }
 
     /// The open mailbox changed: the followed index catches up.

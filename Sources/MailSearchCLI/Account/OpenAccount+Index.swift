@@ -7,14 +7,14 @@ extension OpenAccount {
     /// mailbox) and again after each change it learns of. Until the first catch-up is done the
     /// index answers nothing, and typing shows suggestions only. ``stopFollowing(_:)`` ends it.
     func followIndex(environment: [String: String]) async throws(CommandFailure) -> MessageIndex? {
-        let index: MessageIndex
-        if let (existing, _) = try await IndexedSearch.index(
-            settings, mailbox: settings.mailbox, environment: environment)
+        guard let (index, inMemory) = try await IndexedSearch.accountIndex(settings, environment: environment)
+        else { return nil }
+        // An index file without this mailbox is not made to index it here (`sync` does that).
+        if !inMemory,
+            try await IndexedSearch.reading({ () throws(StoreError) in try await index.mailbox(settings.mailbox) })
+                == nil
         {
-            index = existing
-        } else if settings.isDemo {
-            index = try await IndexedSearch.demoIndex()
-        } else {
+            index.close()
             return nil
         }
         await service.answerLocally(from: index)

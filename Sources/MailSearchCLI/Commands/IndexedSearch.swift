@@ -125,17 +125,9 @@ enum IndexedSearch {
             throw CommandFailure(error.message, exitCode: .queryError)
         }
         guard compiled.warnings.isEmpty else { return nil }
-        // The demo without an index of its own (`--demo sync`) indexes its mailboxes in memory
-        // now, so that what the index does can be tried without an account.
-        let inMemory = open.settings.isDemo
-        let index: MessageIndex
-        if let file = try await Self.index(open.settings, environment: context.environment) {
-            index = file
-        } else if inMemory {
-            index = try await demoIndex()
-        } else {
-            return nil
-        }
+        // The demo without an index file indexes the mailboxes searched in memory, now.
+        guard let (index, inMemory) = try await accountIndex(open.settings, environment: context.environment)
+        else { return nil }
         defer { index.close() }
         let indexed = Set(try await reading { () throws(StoreError) in try await index.mailboxes() }.map(\.name))
         let targets: [String]
@@ -149,34 +141,56 @@ enum IndexedSearch {
                 throw Failures.working(error)
             }
         }
-        guard !targets.isEmpty, indexed.isEmpty && inMemory || targets.allSatisfy(indexed.contains) else {
-            return nil
-        }
+        guard !targets.isEmpty, inMemory || targets.allSatisfy(indexed.contains) else { return nil }
         do throws(MailServiceError) {
             _ = try await open.service.syncIndex(index, mailboxes: targets)
         } catch {
             throw Failures.working(error)
         }
-        var matches: [String: [UInt32]] = [:]
-        for target in targets {
-            let outcome = try await answer(
-                compiled.programKeys, in: target, index: index, now: Date(),
-                serverMatchesWords: searchContext.isGmail, newest: countsAll(json: json, context) ? nil : limit)
-            guard case .uids(let uids) = outcome else { return nil }
-            matches[target] = uids
-        }
+        let answers = try await answers(
+            compiled.programKeys, in: targets, index: index, now: Date(), serverMatchesWords: searchContext.isGmail,
+            newest: countsAll(json: json, context) ? nil : limit)
+        guard case .matches(let matches) = answers else { return nil }
         return try await print(
             matches, openMailbox: open.settings.mailbox, index: index, pinFlag: searchContext.pinFlag.flag,
             limit: limit, json: json, query: text, context: context)
     }
 
-    /// A new index in memory (the demo's).
-    static func demoIndex() async throws(CommandFailure) -> MessageIndex {
+    /// The index of `settings`' account, or for the demo without one a new one in memory
+    /// (`inMemory`), so that what the index does can be tried without an account; nil otherwise.
+    static func accountIndex(
+        _ settings: AccountSettings, environment: [String: String]
+    ) async throws(CommandFailure) -> (index: MessageIndex, inMemory: Bool)? {
+        if let file = try await index(settings, environment: environment) { return (file, false) }
+        guard settings.isDemo else { return nil }
         do throws(StoreError) {
-            return try MessageIndex(path: MessageIndex.inMemory)
+            return (try MessageIndex(path: MessageIndex.inMemory), true)
         } catch {
             throw CommandFailure(error.message)
         }
+    }
+
+    /// The answers in `mailboxes`, or the first reason only the server can answer.
+    enum Answers {
+        case matches([String: [UInt32]])
+        case server(String)
+    }
+
+    /// Asks `index` for `keys` in each of `mailboxes` (see ``answer(_:in:index:now:serverMatchesWords:newest:)``).
+    static func answers(
+        _ keys: [SearchKey], in mailboxes: [String], index: MessageIndex, now: Date, serverMatchesWords: Bool,
+        newest: Int?
+    ) async throws(CommandFailure) -> Answers {
+        var matches: [String: [UInt32]] = [:]
+        for mailbox in mailboxes {
+            switch try await answer(
+                keys, in: mailbox, index: index, now: now, serverMatchesWords: serverMatchesWords, newest: newest)
+            {
+            case .uids(let uids): matches[mailbox] = uids
+            case .server(let reason): return .server(reason)
+            }
+        }
+        return .matches(matches)
     }
 
     /// `search --offline`. The query compiles as for a plain IMAP4rev1 server (the server's
@@ -214,18 +228,16 @@ enum IndexedSearch {
         let known = try await reading { () throws(StoreError) in try await index.mailboxes() }
         let targets = mailbox.map { name in known.filter { $0.name == name } } ?? known
         guard !targets.isEmpty else { throw notIndexed(mailbox ?? settings.mailbox) }
-        var matches: [String: [UInt32]] = [:]
-        for target in targets {
-            let outcome = try await answer(
-                compiled.programKeys, in: target.name, index: index, now: now, serverMatchesWords: false,
-                newest: countsAll(json: json, context) ? nil : limit)
-            switch outcome {
-            case .uids(let uids): matches[target.name] = uids
-            case .server(let reason):
+        let answers = try await answers(
+            compiled.programKeys, in: targets.map(\.name), index: index, now: now, serverMatchesWords: false,
+            newest: countsAll(json: json, context) ? nil : limit)
+        guard case .matches(let matches) = answers else {
+            if case .server(let reason) = answers {
                 throw CommandFailure(
                     "the local index cannot answer this query exactly (\(reason)); leave out --offline",
                     exitCode: .queryError)
             }
+            return
         }
         let seconds = Int(now.timeIntervalSince1970)
         let ages = targets.map { indexed in

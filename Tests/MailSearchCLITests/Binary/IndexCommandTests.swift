@@ -13,6 +13,22 @@ struct IndexCommandTests {
         try await ToolProcess.run(arguments, environment: environment, timeout: .seconds(90))
     }
 
+    /// `search` of `query` (JSON, 500 rows) prints what `--server` prints, its `--debug` shows
+    /// `caughtUp` (the index fed or caught up) and never `sent` (the server's search of it).
+    static func expectAnsweredLocally(
+        _ query: String, _ arguments: [String], _ environment: [String: String], caughtUp: String, sent: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let local = try await run(
+            arguments + ["--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
+        let server = try await run(
+            arguments + ["search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
+        #expect(local.status == 0 && server.status == 0, "\(query): \(local) \(server)", sourceLocation: sourceLocation)
+        #expect(local.standardOutput == server.standardOutput, "\(query)", sourceLocation: sourceLocation)
+        #expect(local.standardError.contains(caughtUp), "\(query): not caught up", sourceLocation: sourceLocation)
+        #expect(!local.standardError.contains(sent), "\(query): the server searched", sourceLocation: sourceLocation)
+    }
+
     @Test func syncThenOfflineSearchGivesTheServersRows() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
@@ -93,14 +109,8 @@ struct IndexCommandTests {
 
         // Online, with every mailbox indexed: caught up, then answered from the index.
         for query in ["in:all potion", "in:Archive -is:read", "in:all from:dumbledore OR subject:re"] {
-            let server = try await Self.run(
-                arguments + ["search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
-            let local = try await Self.run(
-                arguments + ["--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
-            #expect(server.status == 0 && local.status == 0, "\(query): \(server) \(local)")
-            #expect(local.standardOutput == server.standardOutput, "\(query)")
-            #expect(local.standardError.contains("EXAMINE Archive"), "\(query): not caught up")
-            #expect(!local.standardError.contains("UID SEARCH"), "\(query): the server searched")
+            try await Self.expectAnsweredLocally(
+                query, arguments, environment, caughtUp: "EXAMINE Archive", sent: "UID SEARCH")
         }
     }
 
@@ -112,14 +122,9 @@ struct IndexCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = ToolEnvironment.make(directory)
         for query in ["potion", "in:all from:dumbledore", "is:unread"] {
-            let local = try await Self.run(
-                ["--demo", "--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
-            let server = try await Self.run(
-                ["--demo", "search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
-            #expect(local.status == 0 && server.status == 0, "\(query): \(local) \(server)")
-            #expect(local.standardOutput == server.standardOutput, "\(query)")
-            #expect(local.standardError.contains("BODY.PEEK[]"), "\(query): nothing was indexed")
-            #expect(!local.standardError.contains("UID SORT"), "\(query): the server searched")
+            // Fed on the wire: whole messages fetched.
+            try await Self.expectAnsweredLocally(
+                query, ["--demo"], environment, caughtUp: "BODY.PEEK[]", sent: "UID SORT")
         }
         let file = directory.appendingPathComponent(".cache/mailsearch/index-demo.sqlite").path
         #expect(!FileManager.default.fileExists(atPath: file), "the demo's index was written to \(file)")
@@ -139,14 +144,8 @@ struct IndexCommandTests {
         let changed = try #require(unread.first)
         try account.server.store.setFlags([.seen], user: MockAccount.user, mailbox: "INBOX", uid: changed)
         for query in ["is:unread", "from:dumbledore", "potion OR quidditch"] {
-            let local = try await Self.run(
-                arguments + ["--debug", "search", "--json", "--limit", "500", "--", query], environment: environment)
-            let server = try await Self.run(
-                arguments + ["search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
-            #expect(local.status == 0 && server.status == 0, "\(local) \(server)")
-            #expect(local.standardOutput == server.standardOutput, "\(query)")
-            #expect(local.standardError.contains("EXAMINE INBOX"), "\(query)")
-            #expect(!local.standardError.contains("UID SORT"), "\(query): the server searched")
+            try await Self.expectAnsweredLocally(
+                query, arguments, environment, caughtUp: "EXAMINE INBOX", sent: "UID SORT")
         }
         let unreadRows = try await Self.run(
             arguments + ["search", "--json", "--limit", "500", "is:unread"], environment: environment)
