@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "IMAPClient", targets: ["IMAPClient"]),
         .library(name: "MailSearch", targets: ["MailSearch"]),
         .library(name: "MockIMAPServer", targets: ["MockIMAPServer"]),
+        .library(name: "MockIMAPServerTesting", targets: ["MockIMAPServerTesting"]),
         .executable(name: "mailsearch", targets: ["mailsearch"]),
         .executable(name: "mailsearch-bench", targets: ["mailsearch-bench"]),
         .executable(name: "mock-imap-server", targets: ["mock-imap-server"]),
@@ -74,6 +75,13 @@ let package = Package(
             path: "MockServer/Sources/MockIMAPServer",
             swiftSettings: strictSettings
         ),
+        .target(name: "TestHangGuard", path: "MockServer/Sources/TestHangGuard", swiftSettings: strictSettings),
+        .target(
+            name: "MockIMAPServerTesting",
+            dependencies: ["MockIMAPServer", "TestHangGuard", "IMAPCore", "Transport"],
+            path: "MockServer/Sources/MockIMAPServerTesting",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "mock-imap-server",
             dependencies: ["MockIMAPServer"],
@@ -100,7 +108,9 @@ let package = Package(
             path: "Tests/Support/TestProbe",
             swiftSettings: strictSettings
         ),
-        .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport", dependencies: ["TestHangGuard"], path: "Tests/Support/TestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IMAPClientTests",
             dependencies: ["IMAPClient", "IMAPCore", "Transport", "MailMIME", "TestSupport", "MockIMAPServer"],
@@ -108,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockIMAPServerTests",
-            dependencies: ["MockIMAPServer", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "TestSupport"],
+            dependencies: ["MockIMAPServer", "MockIMAPServerTesting", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -85,6 +85,23 @@ public struct IMAPDateTime: Hashable, Sendable, CustomStringConvertible {
         self.zoneMinutes = zoneMinutes
     }
 
+    /// The date-time `seconds` after 1970-01-01 00:00 UTC, shown in the zone `zoneMinutes` east
+    /// of UTC (`IMAPDateTime(secondsSinceEpoch: 1_709_643_900, zoneMinutes: 60)` is
+    /// `05-Mar-2024 14:05:00 +0100`).
+    public init(secondsSinceEpoch seconds: Int, zoneMinutes: Int = 0) {
+        // A zone past +-99:59 cannot be written; it is held at the limit.
+        let zone = max(-(99 * 60 + 59), min(99 * 60 + 59, zoneMinutes))
+        let local = seconds + zone * 60
+        let days = local >= 0 ? local / 86400 : (local - 86399) / 86400
+        let rest = local - days * 86400
+        // Every component is in range by construction.
+        self.date = IMAPDate(daysSinceEpoch: days)
+        self.hour = rest / 3600
+        self.minute = rest % 3600 / 60
+        self.second = rest % 60
+        self.zoneMinutes = zone
+    }
+
     /// Seconds since 1970-01-01T00:00:00Z.
     public var secondsSinceEpoch: Int {
         date.daysSinceEpoch * 86400 + hour * 3600 + minute * 60 + second - zoneMinutes * 60

@@ -89,13 +89,13 @@ struct DemoGenerator {
     // MARK: - Messages
 
     /// The next message: when it arrived, its mailbox, flags and content.
-    mutating func next() -> (seconds: Int, mailbox: String, flags: [Flag], message: ComposedMessage) {
+    mutating func next() -> (seconds: Int, mailbox: String, flags: [Flag], message: MessageBuilder) {
         count += 1
         let daysAgo = number(0..<183)
         let seconds = today - daysAgo * 86400 + number(6 * 3600..<23 * 3600)
         let zone = pick([0, 60, 120, -300, -420, 330, 540, 480])
-        var message = ComposedMessage()
-        message.date = (seconds, zone)
+        var message = MessageBuilder()
+        message.date = IMAPDateTime(secondsSinceEpoch: seconds, zoneMinutes: zone)
         message.messageID = "<demo-\(count).\(nextRandom() % 1_000_000)@mailsearch.example>"
         let me = "Alice Example <alice@example.com>"
         var mailbox = "INBOX"
@@ -126,7 +126,7 @@ struct DemoGenerator {
             message.html = html(message.text ?? "")
             if service.from.contains("stripe") || service.from.contains("Apple") {
                 message.attachments = [
-                    ComposedMessage.Attachment(
+                    MessageBuilder.Attachment(
                         filename: "Receipt-\(number(1000..<9999)).pdf", contentType: "application/pdf",
                         data: Self.pdfBytes(pages: 1))
                 ]
@@ -190,24 +190,24 @@ struct DemoGenerator {
         return "<html><body>" + paragraphs.joined() + "</body></html>"
     }
 
-    private mutating func attachment() -> ComposedMessage.Attachment {
+    private mutating func attachment() -> MessageBuilder.Attachment {
         switch number(0..<4) {
         case 0:
-            return ComposedMessage.Attachment(
+            return MessageBuilder.Attachment(
                 filename: "Report \(number(1..<12))-2024.pdf", contentType: "application/pdf",
                 data: Self.pdfBytes(pages: number(1..<4)))
         case 1:
-            return ComposedMessage.Attachment(
+            return MessageBuilder.Attachment(
                 filename: "numbers.csv", contentType: "text/csv",
                 data: Array("name,amount\nApple,120\nAmazon,95\nGoogle,87\n".utf8))
         case 2:
-            return ComposedMessage.Attachment(
+            return MessageBuilder.Attachment(
                 filename: "invite.ics", contentType: "text/calendar",
                 data: Array(
                     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nSUMMARY:Team meeting\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
                         .utf8))
         default:
-            return ComposedMessage.Attachment(
+            return MessageBuilder.Attachment(
                 filename: "Übersicht_März.pdf", contentType: "application/pdf", data: Self.pdfBytes(pages: 1))
         }
     }

@@ -28,7 +28,7 @@ public enum DemoMailbox {
     /// 1970; the same day gives the same messages).
     public static func messages(now: Int? = nil) -> [Message] {
         let today = ((now ?? currentSecondsSinceEpoch()) / 86400) * 86400
-        var drafts: [(seconds: Int, mailbox: String, flags: [Flag], message: ComposedMessage)] = []
+        var drafts: [(seconds: Int, mailbox: String, flags: [Flag], message: MessageBuilder)] = []
         drafts += designDocumentMessages(today: today)
         var generator = DemoGenerator(seed: 0x4D61_696C_5365_6172, today: today)
         for _ in 0..<generatedCount { drafts.append(generator.next()) }
@@ -64,7 +64,7 @@ public enum DemoMailbox {
     private static func designDocumentMessages(
         today: Int
     ) -> [(
-        seconds: Int, mailbox: String, flags: [Flag], message: ComposedMessage
+        seconds: Int, mailbox: String, flags: [Flag], message: MessageBuilder
     )] {
         let hour = 3600
         let day = 86400
@@ -116,20 +116,20 @@ public enum DemoMailbox {
                 7 * hour + 55 * 60
             ),
         ]
-        var drafts: [(seconds: Int, mailbox: String, flags: [Flag], message: ComposedMessage)] = []
+        var drafts: [(seconds: Int, mailbox: String, flags: [Flag], message: MessageBuilder)] = []
         for (index, entry) in inbox.enumerated() {
             let (from, to, text, daysAgo, hourOfDay, read) = entry
             let seconds = today - daysAgo * day + hourOfDay * hour + index * 60
-            var message = ComposedMessage()
+            var message = MessageBuilder()
             message.from = from
             message.to = [to]
             message.subject = text
-            message.date = (seconds, 0)
+            message.date = IMAPDateTime(secondsSinceEpoch: seconds)
             message.messageID = "<design-\(index + 1)@example.com>"
             message.text = text
             if text.contains("report") || text.contains("attached") {
                 message.attachments = [
-                    ComposedMessage.Attachment(
+                    MessageBuilder.Attachment(
                         filename: text.contains("report") ? "Quarterly report.pdf" : "Design document.pdf",
                         contentType: "application/pdf", data: DemoGenerator.pdfBytes(pages: 2 + index % 3))
                 ]
@@ -139,11 +139,11 @@ public enum DemoMailbox {
         for (index, entry) in results.enumerated() {
             let (from, text, daysAgo) = entry
             let seconds = today - daysAgo * day + (10 + index) * hour
-            var message = ComposedMessage()
+            var message = MessageBuilder()
             message.from = from
             message.to = [alice]
             message.subject = text
-            message.date = (seconds, -7 * 60)
+            message.date = IMAPDateTime(secondsSinceEpoch: seconds, zoneMinutes: -7 * 60)
             let domain = from.split(separator: "@").last.map { String($0.dropLast()) } ?? "example.com"
             message.messageID = "<result-\(index + 1)@\(domain)>"
             message.text = text
@@ -153,11 +153,11 @@ public enum DemoMailbox {
         for (index, entry) in letters.enumerated() {
             let (from, subject, text, read, time) = entry
             let seconds = today - (index % 3) * day + time
-            var message = ComposedMessage()
+            var message = MessageBuilder()
             message.from = from
             message.to = ["Harry Potter <harry.potter@hogwarts.example>"]
             message.subject = subject
-            message.date = (seconds, 0)
+            message.date = IMAPDateTime(secondsSinceEpoch: seconds)
             message.messageID = "<letter-\(index + 1)@hogwarts.example>"
             message.text = text
             drafts.append((seconds, "INBOX", read ? [.seen] : [], message))

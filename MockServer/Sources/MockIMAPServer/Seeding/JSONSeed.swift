@@ -136,12 +136,12 @@ enum JSONSeed {
         return seed
     }
 
-    private static func composed(_ entry: JSONObject, path: String) throws(MockServerError) -> ComposedMessage {
+    private static func composed(_ entry: JSONObject, path: String) throws(MockServerError) -> MessageBuilder {
         func list(_ key: String) -> [String] {
             if let one = entry[key]?.stringValue { return [one] }
             return entry[key]?.stringArrayValue ?? []
         }
-        var message = ComposedMessage()
+        var message = MessageBuilder()
         message.from = entry["from"]?.stringValue
         message.to = list("to")
         message.cc = list("cc")
@@ -152,7 +152,7 @@ enum JSONSeed {
             guard let date = parseDate(text) else {
                 throw MockServerError(.invalidSeed, "\(path).date: \(text) is not an ISO 8601 or IMAP date")
             }
-            message.date = date
+            message.date = IMAPDateTime(secondsSinceEpoch: date.seconds, zoneMinutes: date.zoneMinutes)
         }
         message.messageID = entry["messageId"]?.stringValue
         message.inReplyTo = entry["inReplyTo"]?.stringValue
@@ -179,7 +179,7 @@ enum JSONSeed {
             let type =
                 attachment["contentType"]?.stringValue
                 ?? (attachment["text"] != nil ? "text/plain" : "application/octet-stream")
-            message.attachments.append(ComposedMessage.Attachment(filename: filename, contentType: type, data: data))
+            message.attachments.append(MessageBuilder.Attachment(filename: filename, contentType: type, data: data))
         }
         return message
     }

@@ -9,6 +9,11 @@ public enum SeedSource: Sendable {
     /// One message's RFC 5322 bytes, with flags, a received date (default: its Date header, else
     /// now) and a UID (default: the mailbox's UIDNEXT; must be above every UID used).
     case raw([UInt8], flags: [Flag] = [], internalDate: IMAPDateTime? = nil, uid: UInt32? = nil)
+    /// One message built from fields (``MessageBuilder``), with flags, a received date (default:
+    /// the builder's date, else now) and a UID (default: the mailbox's UIDNEXT).
+    case message(MessageBuilder, flags: [Flag] = [], internalDate: IMAPDateTime? = nil, uid: UInt32? = nil)
+    /// Several built messages, oldest first, each without flags.
+    case messages([MessageBuilder])
     /// A directory of `.eml` files: either `user/mailbox/*.eml` (when it has a directory named
     /// after the user), or `*.eml` for the given mailbox plus `Name/*.eml` for mailbox `Name`
     /// (nested directories are nested mailboxes). Files in name order; received date from the
@@ -79,6 +84,13 @@ extension MailStore {
                 SeedMessage(
                     user: user, mailbox: mailbox, bytes: bytes, flags: flags, internalDate: internalDate, uid: uid)
             ]
+        case .message(let built, let flags, let internalDate, let uid):
+            messages = [
+                SeedMessage(
+                    user: user, mailbox: mailbox, bytes: built.bytes(), flags: flags, internalDate: internalDate, uid: uid)
+            ]
+        case .messages(let built):
+            messages = built.map { SeedMessage(user: user, mailbox: mailbox, bytes: $0.bytes()) }
         case .emlDirectory(let url):
             messages = try EmlDirectoryReader.read(url, user: user, mailbox: mailbox)
         case .mbox(let url):

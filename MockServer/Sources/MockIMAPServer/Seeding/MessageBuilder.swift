@@ -1,33 +1,92 @@
-import IMAPCore
+public import IMAPCore
 import MailMIME
 
-/// A message built from fields (for JSON seeds and the demo mailbox): RFC 5322 headers with
-/// RFC 2047 encoded words where needed, a text and/or HTML body (quoted-printable when not plain
-/// ASCII), and base64 attachments with RFC 2231 file names.
-struct ComposedMessage: Sendable {
-    struct Attachment: Sendable {
-        var filename: String
-        var contentType: String
-        var data: [UInt8]
+/// A message built from fields, for seeding a test's mailbox: RFC 5322 headers with RFC 2047
+/// encoded words where needed, a text and/or HTML body (quoted-printable when not plain ASCII),
+/// and base64 attachments with RFC 2231 file names. JSON seeds and the demo mailbox are built by
+/// it too.
+///
+/// ```swift
+/// let message = MessageBuilder(
+///     from: "Albus Dumbledore <albus@hogwarts.example>", to: ["harry@hogwarts.example"],
+///     subject: "Café at noon", date: IMAPDateTime(secondsSinceEpoch: 1_709_643_900),
+///     text: "See you there.",
+///     attachments: [.init(filename: "menu.pdf", contentType: "application/pdf", data: pdfBytes)])
+/// try server.store.seed(user: "alice", from: .message(message, flags: [.flagged]))
+/// ```
+public struct MessageBuilder: Sendable {
+    /// A file carried by the message (base64 in a `multipart/mixed` part).
+    public struct Attachment: Sendable {
+        /// The file name (`Content-Disposition: attachment; filename=...`, RFC 2231 when not ASCII).
+        public var filename: String
+        /// `type/subtype`: `application/pdf`.
+        public var contentType: String
+        /// The file's bytes.
+        public var data: [UInt8]
+        /// Whether the part is `inline` (an image shown in the text) rather than `attachment`.
+        public var isInline: Bool
+
+        /// An attachment.
+        public init(filename: String, contentType: String, data: [UInt8], isInline: Bool = false) {
+            self.filename = filename
+            self.contentType = contentType
+            self.data = data
+            self.isInline = isInline
+        }
     }
 
-    var from: String?
-    var to: [String] = []
-    var cc: [String] = []
-    var bcc: [String] = []
-    var replyTo: [String] = []
-    var subject: String?
-    /// Seconds since 1970 and the zone to show, for the Date header.
-    var date: (seconds: Int, zoneMinutes: Int)?
-    var messageID: String?
-    var inReplyTo: String?
-    var text: String?
-    var html: String?
-    var attachments: [Attachment] = []
-    var extraHeaders: [(String, String)] = []
+    /// The sender: `Name <address>` or `address`.
+    public var from: String?
+    /// The recipients, each `Name <address>` or `address`.
+    public var to: [String]
+    /// The copy recipients.
+    public var cc: [String]
+    /// The blind copy recipients (a Bcc header, as a sent copy keeps it).
+    public var bcc: [String]
+    /// Where replies go.
+    public var replyTo: [String]
+    /// The subject (any text: encoded words are made when needed).
+    public var subject: String?
+    /// The Date header (nil: none). The received date (INTERNALDATE) is this one unless the
+    /// seed gives another.
+    public var date: IMAPDateTime?
+    /// The Message-ID, with its angle brackets (`<1@example.com>`).
+    public var messageID: String?
+    /// The In-Reply-To header.
+    public var inReplyTo: String?
+    /// The plain text body.
+    public var text: String?
+    /// The HTML body (with ``text``: a `multipart/alternative`).
+    public var html: String?
+    /// The attachments, in order, after the body in a `multipart/mixed`.
+    public var attachments: [Attachment]
+    /// More header fields, written as given (`("List-Id", "<swift.lists.example>")`).
+    public var extraHeaders: [(String, String)]
 
-    /// The message, CRLF line ends.
-    func bytes() -> [UInt8] {
+    /// A message; every part is optional (an empty message has a MIME-Version and an empty
+    /// text body).
+    public init(
+        from: String? = nil, to: [String] = [], cc: [String] = [], bcc: [String] = [], replyTo: [String] = [],
+        subject: String? = nil, date: IMAPDateTime? = nil, messageID: String? = nil, inReplyTo: String? = nil,
+        text: String? = nil, html: String? = nil, attachments: [Attachment] = [], extraHeaders: [(String, String)] = []
+    ) {
+        self.from = from
+        self.to = to
+        self.cc = cc
+        self.bcc = bcc
+        self.replyTo = replyTo
+        self.subject = subject
+        self.date = date
+        self.messageID = messageID
+        self.inReplyTo = inReplyTo
+        self.text = text
+        self.html = html
+        self.attachments = attachments
+        self.extraHeaders = extraHeaders
+    }
+
+    /// The message's RFC 5322 bytes, CRLF line ends.
+    public func bytes() -> [UInt8] {
         var header = ""
         func add(_ name: String, _ value: String) { header += "\(name): \(value)\r\n" }
         if let from { add("From", Self.addressList([from])) }
@@ -36,7 +95,7 @@ struct ComposedMessage: Sendable {
         if !bcc.isEmpty { add("Bcc", Self.addressList(bcc)) }
         if !replyTo.isEmpty { add("Reply-To", Self.addressList(replyTo)) }
         if let subject { add("Subject", EncodedWords.encode(subject)) }
-        if let date { add("Date", Self.rfc5322Date(seconds: date.seconds, zoneMinutes: date.zoneMinutes)) }
+        if let date { add("Date", Self.rfc5322Date(date)) }
         if let messageID { add("Message-ID", messageID) }
         if let inReplyTo { add("In-Reply-To", inReplyTo) }
         for (name, value) in extraHeaders { add(name, value) }
@@ -78,9 +137,10 @@ struct ComposedMessage: Sendable {
 
     private static func attachmentPart(_ attachment: Attachment) -> (headers: String, content: [UInt8]) {
         let name = filenameParameter(attachment.filename)
+        let disposition = attachment.isInline ? "inline" : "attachment"
         let headers =
             "Content-Type: \(attachment.contentType); name\(name)\r\n"
-            + "Content-Disposition: attachment; filename\(name)\r\n" + "Content-Transfer-Encoding: base64\r\n"
+            + "Content-Disposition: \(disposition); filename\(name)\r\n" + "Content-Transfer-Encoding: base64\r\n"
         return (headers, Array((Base64.encode(attachment.data, lineLength: 76) + "\r\n").utf8))
     }
 
@@ -130,8 +190,8 @@ struct ComposedMessage: Sendable {
     }
 
     /// `Tue, 05 Mar 2024 14:05:00 +0100`.
-    static func rfc5322Date(seconds: Int, zoneMinutes: Int) -> String {
-        let local = IMAPDateTime(secondsSinceEpoch: seconds, zoneMinutes: zoneMinutes)
+    static func rfc5322Date(_ local: IMAPDateTime) -> String {
+        let zoneMinutes = local.zoneMinutes
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((local.date.daysSinceEpoch % 7) + 7) % 7]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let zone = abs(zoneMinutes)
