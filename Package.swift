@@ -117,6 +117,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "DocumentationTests", dependencies: ["TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
             name: "MockIMAPServerTests",
             dependencies: ["MockIMAPServer", "MockIMAPServerTesting", "IMAPClient", "IMAPCore", "MailMIME", "Transport", "TestSupport"],
             swiftSettings: strictSettings

@@ -55,7 +55,8 @@ import Transport
         try await withMockServer { server in
             let seeded = try server.store.seed(user: "alice", from: .message(built, flags: [.flagged]))
             #expect(seeded == [SeededMessage(user: "alice", mailbox: "INBOX", uid: 1)])
-            #expect(server.store.internalDate(user: "alice", mailbox: "INBOX", uid: 1)?.secondsSinceEpoch == 1_709_643_900)
+            #expect(
+                server.store.internalDate(user: "alice", mailbox: "INBOX", uid: 1)?.secondsSinceEpoch == 1_709_643_900)
 
             let session = try await IMAPSession.connect(
                 IMAPConfiguration(
@@ -111,7 +112,9 @@ import Transport
                     host: "127.0.0.1", port: server.port(for: .implicitTLS), security: .implicitTLS(server.clientTLS)))
             try await session.login(.password(user: "alice", password: "secret"))
             try await session.select("INBOX")
-            let pinned = Task { await server.store.waitForFlag(.flagged, user: "alice", uid: 1, timeout: .seconds(600)) }
+            let pinned = Task {
+                await server.store.waitForFlag(.flagged, user: "alice", uid: 1, timeout: .seconds(600))
+            }
             try await session.store(SequenceSet(numbers: [1]), .add, [.flagged])
             #expect(await pinned.value)
             let unpinned = Task {

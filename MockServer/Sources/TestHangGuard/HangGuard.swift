@@ -15,8 +15,9 @@ import Glibc
 /// 90 minutes printed nothing after its 64th second). The guard writes the stuck test's name and
 /// every other running guarded test straight to standard error, and exits with status 1.
 ///
-/// Every suite of the I/O test targets carries it (`@Suite(.hangGuard)`); it applies to each of
-/// their tests and test cases. A test without a time limit gets `defaultLimit`.
+/// Every suite of this package's I/O test targets carries it, and a user's tests get it from
+/// `import MockIMAPServerTesting`: `@Suite(.hangGuard, .timeLimit(.minutes(1)))`. It applies to
+/// each test and test case of the suite. A test without a time limit gets `defaultLimit`.
 public struct HangGuard: SuiteTrait, TestTrait, TestScoping {
     /// The limit for a test that has none of its own.
     public static let defaultLimit: Duration = .seconds(300)

@@ -87,7 +87,8 @@ extension MailStore {
         case .message(let built, let flags, let internalDate, let uid):
             messages = [
                 SeedMessage(
-                    user: user, mailbox: mailbox, bytes: built.bytes(), flags: flags, internalDate: internalDate, uid: uid)
+                    user: user, mailbox: mailbox, bytes: built.bytes(), flags: flags, internalDate: internalDate,
+                    uid: uid)
             ]
         case .messages(let built):
             messages = built.map { SeedMessage(user: user, mailbox: mailbox, bytes: $0.bytes()) }
