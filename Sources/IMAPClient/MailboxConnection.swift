@@ -60,6 +60,9 @@ public actor MailboxConnection {
     private var listener: Task<Void, Never>?
     private var random: SplitMix
     private var closed = false
+    /// When the reconnect under way must stop trying (``ReconnectPolicy/maximumTotalWait`` after
+    /// its first attempt was announced); nil when the policy has no bound or none is under way.
+    private var reconnectDeadline: ContinuousClock.Instant?
     /// How many times the connection was re-established (for tests and diagnostics).
     public private(set) var reconnectCount = 0
 
@@ -435,7 +438,11 @@ public actor MailboxConnection {
             return nil
         }
         broadcast(.reconnecting(attempt: attempt + 1, reason: error))
-        let delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
+        let now = ContinuousClock.now
+        if attempt == 0 { reconnectDeadline = policy.maximumTotalWait.map { now + $0 } }
+        var delay = policy.delay(attempt: attempt, jitter: random.nextUnit())
+        // The last wait ends at the deadline, so one more attempt is made then.
+        if let deadline = reconnectDeadline { delay = max(.zero, min(delay, deadline - now)) }
         configuration.logger.info("reconnecting in \(delay.spokenSeconds) (attempt \(attempt + 1))")
         return delay
     }
@@ -460,19 +467,22 @@ public actor MailboxConnection {
             broadcast(.failed(error))
             return .failed(error)
         } catch {
-            guard attempt + 1 >= max(policy.maximumAttempts, 1) else { return .retry(error) }
+            let outOfTime = reconnectDeadline.map { ContinuousClock.now >= $0 } ?? false
+            guard attempt + 1 >= max(policy.maximumAttempts, 1) || outOfTime else { return .retry(error) }
             connecting = nil
-            let failure = giveUp(after: error)
+            let failure = giveUp(after: error, attempts: attempt + 1)
             broadcast(.failed(failure))
             return .failed(failure)
         }
     }
 
     /// The error when every attempt failed.
-    private func giveUp(after lastError: IMAPError) -> IMAPError {
-        IMAPError(
+    private func giveUp(after lastError: IMAPError, attempts: Int) -> IMAPError {
+        let within =
+            attempts < policy.maximumAttempts ? policy.maximumTotalWait.map { " within \($0.spokenSeconds)" } : nil
+        return IMAPError(
             lastError.code,
-            "could not reconnect to \(configuration.host) after \(policy.maximumAttempts) attempts: \(lastError.message)",
+            "could not reconnect to \(configuration.host) after \(attempts) attempts\(within ?? ""): \(lastError.message)",
             serverText: lastError.serverText, responseCode: lastError.responseCode,
             transportCode: lastError.transportCode)
     }

@@ -279,6 +279,35 @@ import Testing
         await server.stop()
     }
 
+    /// A policy's total wait bounds a reconnect however many attempts it allows: with 1,000
+    /// attempts 50 ms apart and 0.5 s in all, a server that refuses every login is given up on
+    /// after a handful, with an error that says so (without the bound: all 1,000, past the
+    /// test's time limit).
+    @Test func theTotalWaitBoundsAReconnectBeforeItsAttemptsRunOut() async throws {
+        let server = try await Self.server()
+        let connection = MailboxConnection(
+            configuration: server.clientConfiguration(), credentials: .password(user: "alice", password: "secret"),
+            policy: .init(
+                initialDelay: .milliseconds(50), maximumDelay: .milliseconds(50), maximumAttempts: 1000,
+                maximumTotalWait: .milliseconds(500)))
+        let changes = await connection.changes()
+        try await connection.open()
+        for command in ["LOGIN", "AUTHENTICATE"] {
+            _ = server.faults.add(.command(command), .respond(.no, text: "not now"))
+        }
+        _ = server.faults.add(.command("NOOP", occurrence: 1), .closeAfter(bytes: 0))
+        let error = await #expect(throws: IMAPError.self) { try await connection.noop() }
+        #expect(error?.message.contains("within 0.5 s") == true, "\(String(describing: error))")
+        var attempts = 0
+        for await change in changes {
+            if case .reconnecting = change { attempts += 1 }
+            if case .failed = change { break }
+        }
+        #expect(attempts > 1 && attempts < 1000, "\(attempts) attempts")
+        await connection.close()
+        await server.stop()
+    }
+
     /// Two iterators of one session's events wait side by side without waking each other (each
     /// new waiter used to wake the one before, and two woke each other without end), and an
     /// event reaches one of them.
