@@ -69,23 +69,7 @@ public struct MessageSummary: Hashable, Sendable {
         case .multipart(let multipart): return multipart.parts.contains(where: hasAttachment)
         case .singlepart(let part):
             let disposition = part.extension?.disposition
-            // RFC 2231 sections arrive joined as `filename*` or one by one as `filename*0`. The
-            // key is compared byte by byte, ASCII case folded (no String is made of each key).
-            func named(_ name: StaticString, in parameters: [BodyParameter]) -> String? {
-                parameters.first { parameter in
-                    let key = parameter.name.bytes
-                    let length = name.utf8CodeUnitCount
-                    guard key.count >= length else { return false }
-                    let matches = name.withUTF8Buffer { wanted in
-                        zip(key.prefix(length), wanted).allSatisfy { byte, expected in
-                            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
-                        }
-                    }
-                    return matches && (key.count == length || key[key.startIndex + length] == UInt8(ascii: "*"))
-                }?.value.string
-            }
-            let fileName =
-                disposition.flatMap { named("filename", in: $0.parameters) } ?? named("name", in: part.parameters)
+            let fileName = part.fileNameParameter
             if AttachmentRule.isAttachment(
                 mediaType: part.mediaType.string, disposition: disposition?.kind.string, fileName: fileName)
             {
@@ -323,5 +307,30 @@ struct TextPartLocation: Hashable {
     func preview(of bytes: [UInt8]) -> String {
         let body = MIMEPart.decodeTransferEncoding(bytes[...], encoding: encoding)
         return PreviewText.make(from: MIMEPart.text(ofDecodedBody: body, charset: charset), isHTML: isHTML)
+    }
+}
+
+extension SinglePartBody {
+    /// The raw value of the part's file name parameter: Content-Disposition `filename`, else
+    /// Content-Type `name` (RFC 2231 sections arrive joined as `filename*` or one by one as
+    /// `filename*0`; the first is taken, not decoded); nil when there is none. Enough to tell
+    /// whether the part is named (``AttachmentRule``), not to show the name.
+    package var fileNameParameter: String? {
+        // The key is compared byte by byte, ASCII case folded (no String is made of each key).
+        func named(_ name: StaticString, in parameters: [BodyParameter]) -> String? {
+            parameters.first { parameter in
+                let key = parameter.name.bytes
+                let length = name.utf8CodeUnitCount
+                guard key.count >= length else { return false }
+                let matches = name.withUTF8Buffer { wanted in
+                    zip(key.prefix(length), wanted).allSatisfy { byte, expected in
+                        (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
+                    }
+                }
+                return matches && (key.count == length || key[key.startIndex + length] == UInt8(ascii: "*"))
+            }?.value.string
+        }
+        return self.extension?.disposition.flatMap { named("filename", in: $0.parameters) }
+            ?? named("name", in: parameters)
     }
 }

@@ -46,6 +46,10 @@ struct ClientStateMachine: Sendable {
         var collected: [UntaggedResponse] = []
         /// The tracker's membership count when the first search answer arrived (`mapsAllUIDs`).
         var membershipAtAnswer: Int?
+        /// The UIDs the mailbox lost while this command ran (EXPUNGE, UID EXPUNGE, MOVE), as far
+        /// as the sequence-to-UID map knew them, and how many it did not know.
+        var expunged: [UInt32] = []
+        var unidentifiedExpunges = 0
         var abandoned = false
         var sentAt: ContinuousClock.Instant?
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
@@ -81,6 +85,15 @@ struct ClientStateMachine: Sendable {
             return !qresync && name.bytes.isASCII
         }
         var responseClass: ResponseClass? { ResponseClass(request.command) }
+        /// Whether the command removes messages from the selected mailbox, so that the EXPUNGE
+        /// and VANISHED responses read while it runs are its outcome (it runs alone: RFC 3501
+        /// 5.5 keeps other commands out of flight with it).
+        var removesMessages: Bool {
+            switch request.command {
+            case .expunge, .uidExpunge, .move, .uidMove: return true
+            default: return false
+            }
+        }
         var isSelect: Bool {
             switch request.command {
             case .select, .examine: return true
@@ -447,7 +460,12 @@ struct ClientStateMachine: Sendable {
         if !entry.abandoned {
             do throws(IMAPError) {
                 try Self.check(tagged, command: entry.request.command)
-                actions.append(.succeed(entry.id, CommandOutcome(tagged: tagged, untagged: entry.collected)))
+                actions.append(
+                    .succeed(
+                        entry.id,
+                        CommandOutcome(
+                            tagged: tagged, untagged: entry.collected, expungedUIDs: entry.expunged,
+                            unidentifiedExpunges: entry.unidentifiedExpunges)))
             } catch {
                 actions.append(.fail(entry.id, error))
             }
@@ -525,6 +543,7 @@ struct ClientStateMachine: Sendable {
             }
             return
         }
+        noteRemoval(response)
         guard let mailboxEvents = updateAuthenticated({ $0.tracker?.apply(response) }) ?? nil else {
             if case .condition(.no, let text) = response { push(.alert(text.text.string), into: &actions) }
             if case .condition(.ok, let text) = response, case .alert? = text.code {
@@ -534,6 +553,23 @@ struct ClientStateMachine: Sendable {
         }
         for event in mailboxEvents {
             push(event, into: &actions)
+        }
+    }
+
+    /// Credits an EXPUNGE (by the UID the map knows for its sequence number, before the tracker
+    /// forgets it) or a VANISHED to the command in flight that removes messages, if one is.
+    private mutating func noteRemoval(_ response: UntaggedResponse) {
+        guard let index = inFlight.firstIndex(where: { $0.removesMessages && !$0.abandoned }) else { return }
+        switch response {
+        case .expunge(let number):
+            if let uid = tracker?.uid(atSequenceNumber: number) {
+                inFlight[index].expunged.append(uid)
+            } else {
+                inFlight[index].unidentifiedExpunges += 1
+            }
+        case .vanished(earlier: false, let set):
+            inFlight[index].expunged += set.numbers ?? []
+        default: break
         }
     }
 

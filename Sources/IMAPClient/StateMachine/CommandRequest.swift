@@ -7,6 +7,11 @@ typealias CommandID = UInt64
 public struct CommandOutcome: Hashable, Sendable {
     public var tagged: TaggedResponse
     public var untagged: [UntaggedResponse]
+    /// For EXPUNGE, UID EXPUNGE and MOVE: the UIDs the server reported removed while the command
+    /// ran (VANISHED, or `* n EXPUNGE` mapped through the sequence-to-UID map), in the order
+    /// reported, and how many EXPUNGEs named a sequence number whose UID the map did not know.
+    var expungedUIDs: [UInt32] = []
+    var unidentifiedExpunges = 0
 }
 
 /// A mailbox a command must act on: if another task selected something else in between, the

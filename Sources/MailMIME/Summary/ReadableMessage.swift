@@ -6,7 +6,7 @@
 ///   there is neither. Line breaks are `\n` (CRLF and a lone CR become LF).
 /// - The attachments are the other parts, in order, that are not text, or are text with a file
 ///   name or disposition `attachment` (``AttachmentRule``): files, images, forwarded messages
-///   (listed whole, not looked into).
+///   (listed whole, not looked into). ``ReaderLayout`` makes this decision.
 ///
 /// ```
 /// let readable = ReadableMessage(MIMEMessage(bytes: raw))
@@ -29,41 +29,17 @@ public struct ReadableMessage: Hashable, Sendable {
     /// message of `totalSize` bytes (a partial fetch), a part cut short there gets an estimated
     /// size.
     public init(_ message: MIMEMessage, totalSize: Int? = nil) {
-        var plain: MIMEPart?
-        var html: MIMEPart?
-        var candidates: [MIMEPart] = []
-        func visit(_ part: MIMEPart) {
-            switch part.kind {
-            case .multipart:
-                part.children.forEach(visit)
-            case .message:
-                candidates.append(part)
-            case .single:
-                if part.contentType.isText, !AttachmentRule.isAttachment(part) {
-                    if part.contentType.subtype == "plain", plain == nil { plain = part }
-                    if part.contentType.subtype == "html", html == nil { html = part }
-                }
-                candidates.append(part)
-            }
-        }
-        visit(message.root)
-
-        let body = plain ?? html
-        if let plain, let text = plain.text(in: message) {
+        let layout = ReaderLayout(message)
+        if let plain = layout.plainText, let text = plain.text(in: message) {
             self.text = Self.withLineFeeds(text)
-        } else if let html, let text = html.text(in: message) {
+        } else if let html = layout.html, let text = html.text(in: message) {
             self.text = HTMLReadableText.text(of: text)
         } else {
             self.text = ""
         }
 
         let missing = max(0, (totalSize ?? 0) - message.bytes.count)
-        attachments = candidates.compactMap { part -> MessageAttachment? in
-            guard part.bodyRange != body?.bodyRange else { return nil }
-            let name = part.filename.flatMap { $0.isEmpty ? nil : $0 }
-            guard !part.contentType.isText || name != nil || part.disposition?.isAttachment == true else {
-                return nil
-            }
+        attachments = layout.attachments.map { part in
             let decodedSize = part.decodedBody(in: message).count
             var size = decodedSize
             let isCut = missing > 0 && part.bodyRange.upperBound == message.bytes.count
@@ -71,12 +47,8 @@ public struct ReadableMessage: Hashable, Sendable {
                 // What is missing decodes at the rate of what is here.
                 size = decodedSize + Int((Double(missing) * Double(decodedSize) / Double(part.size)).rounded())
             }
-            var shownName = name
-            if shownName == nil, part.kind == .message {
-                shownName = part.encapsulatedMessage?.header.decodedValue("subject").flatMap { $0.isEmpty ? nil : $0 }
-            }
             return MessageAttachment(
-                name: shownName, mimeType: part.contentType.mimeType, size: size, isSizeApproximate: isCut)
+                name: part.attachmentName, mimeType: part.contentType.mimeType, size: size, isSizeApproximate: isCut)
         }
     }
 
