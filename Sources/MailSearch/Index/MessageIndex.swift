@@ -38,6 +38,8 @@ import SystemLayer
 ///   MIME headers) keep `detail=none`, a third of `detail=column`'s size on mail text, and one
 ///   table each so BODY does not narrow to header matches. Terms shorter than three characters
 ///   cannot use them: those read every row of the mailbox.
+/// - `listed`: what lists showed of messages not indexed (MessageIndex+Listings.swift): the index
+///   is the one local store of messages, and a page takes indexed rows first, then these.
 /// - WAL, `synchronous=NORMAL` and one transaction per batch of a sync: a kill loses at most the
 ///   batch in flight; `BEGIN IMMEDIATE` with a busy timeout makes two syncs take turns. (A
 ///   memory map was tried for reads: no less CPU for a search, and a sync's resident memory
@@ -173,6 +175,7 @@ public final class MessageIndex: Sendable {
             return version != 0
         }
         if rebuilt { try connection.execute("VACUUM") }
+        try connection.execute(listingSchema)
         return connection
     }
 
@@ -292,6 +295,7 @@ public final class MessageIndex: Sendable {
                     try delete.bind(1, id)
                     try delete.run()
                 }
+                try Self.dropListed(name, in: connection)
                 // A contentless FTS5 table keeps a deleted row's terms until its segments merge.
                 for table in Self.textTables {
                     let command = name == nil ? "delete-all" : "optimize"
@@ -387,35 +391,6 @@ public final class MessageIndex: Sendable {
                 try Self.record(progress, mailboxID: id, in: connection)
                 return removed
             }
-        }
-    }
-
-    /// The messages `uids` of `name` as a listing shows them, in the order of `uids` (a UID not
-    /// indexed is left out).
-    public func emails(_ uids: [UInt32], in name: String, pinFlag: Flag) async throws(StoreError) -> [Email] {
-        try await withConnection { (connection) throws(StoreError) -> [Email] in
-            let find = try connection.prepare("SELECT id, uidvalidity FROM mailbox WHERE name = ?1")
-            try find.bind(1, name)
-            guard try find.step() else { return [] }
-            let (id, uidValidity) = (find.int64(0), UInt32(truncatingIfNeeded: find.int64(1)))
-            let read = try connection.prepare(
-                "SELECT message.flags, message_content.summary FROM message JOIN message_content USING (rowid) WHERE rowid = ?1"
-            )
-            var emails: [Email] = []
-            for uid in uids {
-                try read.bind(1, id << 32 | Int64(uid))
-                defer { read.reset() }
-                guard try read.step() else { continue }
-                guard let stored = Deflate.unpacked(read.blob(1)),
-                    let summary = CachedMessage(uid: uid, decoding: stored)
-                else {
-                    throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
-                }
-                emails.append(
-                    summary.email(
-                        mailbox: name, uidValidity: uidValidity, flags: Self.flags(read.text(0)), pinFlag: pinFlag))
-            }
-            return emails
         }
     }
 

@@ -50,10 +50,14 @@ public actor IMAPMailService: MailService {
     /// Listings of at least this many messages hand a guess of their first page over before the
     /// server has sorted them (``list(pageSize:provisional:)``).
     let provisionalListingMinimum: Int
-    /// Messages shown before, so that showing them again fetches only their flags.
-    let summaryCache: SummaryCache?
-    /// The latest of the cache writes, each after the one before; ``close()`` waits for it.
+    /// The account's local index, where the messages shown before are kept, so that showing
+    /// them again fetches only their flags (``MessageIndex/keepListed(_:in:uidValidity:)``).
+    let index: MessageIndex?
+    /// The latest of the writes to the index, each after the one before; ``close()`` waits for it.
     var caching: Task<Void, Never>?
+    /// Why the index could not be read or written, the first time it could not (the messages are
+    /// then fetched whole from the server, as without one); nil while it works.
+    public internal(set) var localStoreProblem: String?
     /// The local index type-ahead answers from, kept in step with the mailbox
     /// (``answerLocally(from:budget:)``); nil: none.
     var follower: IndexFollower?
@@ -62,21 +66,21 @@ public actor IMAPMailService: MailService {
     /// Each catch-up of the followed index (``indexUpdates()``).
     let indexCatchUps = Broadcast<IndexUpdate>()
 
-    /// A service for `mailbox` of the account `credentials` log in to. With `summaryCache`, the
-    /// messages a page or listing shows are kept there, and shown again with only their flags
-    /// fetched (``SummaryCache``). With `searchesOnOwnConnection`, searches of the mailbox run
+    /// A service for `mailbox` of the account `credentials` log in to. With `index` (the
+    /// account's ``MessageIndex``), a page or listing shows the messages the index holds (those
+    /// indexed, and those shown before, which it keeps) with only their flags fetched. With `searchesOnOwnConnection`, searches of the mailbox run
     /// on a second connection that a cancelled search gives up, so a search left for another
     /// never holds up the next one or a page (a screen where people type; ``SearchLane``).
     public init(
         configuration: IMAPConfiguration, credentials: Credentials, mailbox: String = "INBOX",
         flagPolicy: FlagPolicy = FlagPolicy(), reconnectPolicy: MailboxConnection.ReconnectPolicy = .init(),
         timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() },
-        provisionalListingMinimum: Int = 2000, summaryCache: SummaryCache? = nil,
+        provisionalListingMinimum: Int = 2000, index: MessageIndex? = nil,
         searchesOnOwnConnection: Bool = false
     ) {
         self.searchesOnOwnConnection = searchesOnOwnConnection
         self.provisionalListingMinimum = provisionalListingMinimum
-        self.summaryCache = summaryCache
+        self.index = index
         self.configuration = configuration
         self.credentials = credentials
         self.flagPolicy = flagPolicy

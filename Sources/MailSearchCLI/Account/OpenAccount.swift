@@ -2,6 +2,7 @@ import FoundationEssentials
 import IMAPClient
 import IMAPCore
 import MailSearch
+import SystemLayer
 import Transport
 
 /// A connected account: the service over the open mailbox, and what to close at the end (the
@@ -11,8 +12,11 @@ struct OpenAccount: Sendable {
     let service: IMAPMailService
     let mailbox: MailboxDescription
     let demo: DemoServer?
-    /// The message cache (none for the demo or with `--no-cache`).
-    let cache: SummaryCache?
+    /// The account's local index, where lists keep the messages they showed (none for the demo
+    /// or with `--no-cache`).
+    let index: MessageIndex?
+    /// Why the index could not be opened; nil when it was, or was not asked for.
+    let indexProblem: String?
 
     /// How a one-shot command reconnects: once, quickly (a command that cannot finish says so
     /// instead of retrying for a minute).
@@ -76,24 +80,60 @@ struct OpenAccount: Sendable {
         }
         let configuration = Self.configuration(settings, trust: trust, demo: demo != nil, log: context.standardError)
         // The demo's messages are made afresh in this process: nothing to keep.
-        let cache =
-            demo != nil || options.noCache
-            ? nil : SummaryCache.defaultPath(environment: environment).map { SummaryCache(path: $0) }
-        // The file opens while the session connects and the server searches.
-        if let cache { Task { await cache.prepare() } }
+        let (index, indexProblem) =
+            demo != nil || options.noCache ? (nil, nil) : await listingIndex(settings, environment: environment)
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
-            timeZone: LocalZone.system.currentTimeZone(), summaryCache: cache,
+            timeZone: LocalZone.system.currentTimeZone(), index: index,
             searchesOnOwnConnection: searchesOnOwnConnection)
         do {
             let mailbox = try await service.open()
             await warmedUp
-            return OpenAccount(settings: settings, service: service, mailbox: mailbox, demo: demo, cache: cache)
+            return OpenAccount(
+                settings: settings, service: service, mailbox: mailbox, demo: demo, index: index,
+                indexProblem: indexProblem)
         } catch {
             await service.close()
+            index?.close()
             await demo?.stop()
             throw Failures.connecting(error)
+        }
+    }
+
+    /// The account's index, opened (made when missing) for lists to keep what they show, or why
+    /// it cannot be. The summary cache that came before it (`summaries.sqlite` beside it, a file
+    /// `index drop` did not remove) is removed: one local store of messages, not two.
+    static func listingIndex(
+        _ settings: AccountSettings, environment: [String: String]
+    ) async -> (MessageIndex?, String?) {
+        do throws(CommandFailure) {
+            return try await BlockingWork.run { () throws(CommandFailure) -> (MessageIndex?, String?) in
+                let path: String
+                do throws(CommandFailure) {
+                    path = try IndexLocation.path(settings, environment: environment)
+                } catch {
+                    return (nil, error.message)
+                }
+                let index: MessageIndex
+                do throws(CommandFailure) {
+                    index = try IndexLocation.open(path)
+                } catch {
+                    return (nil, error.message)
+                }
+                // Its directory is ours now (0700, not a link): what an earlier version kept there goes.
+                let previous = PrivateFiles.directory(of: path) + "/summaries.sqlite"
+                for suffix in ["", "-wal", "-shm"] {
+                    do throws(PrivateFileError) {
+                        try PrivateFiles.remove(previous + suffix)
+                    } catch {
+                        return (index, "the old message cache \(error)")
+                    }
+                }
+                return (index, nil)
+            }
+        } catch {
+            return (nil, error.message)
         }
     }
 
@@ -114,14 +154,22 @@ struct OpenAccount: Sendable {
         }
     }
 
-    /// Logs out (after the cache writes), stops the demo server, and says when the message
-    /// cache could not be used.
+    /// Logs out (after the index writes), closes the index, stops the demo server, and says
+    /// when the index could not keep what the lists showed.
     func close(warningsTo output: (any OutputSink)? = nil) async {
         await service.close()
+        index?.close()
         await demo?.stop()
-        if let output, let problem = cache?.problem {
+        guard let output else { return }
+        if let indexProblem {
+            // Without an index every message is fetched whole; with one, the problem was the old cache's.
+            let consequence = index == nil ? "; messages are fetched whole from the server each time" : ""
+            output.write("warning: \(TerminalText.sanitized(indexProblem))\(consequence)\n")
+        }
+        if let storeProblem = await service.localStoreProblem {
             output.write(
-                "warning: \(TerminalText.sanitized(problem)); messages are fetched whole from the server each time\n")
+                "warning: \(TerminalText.sanitized(storeProblem)); messages are fetched whole from the server each time\n"
+            )
         }
     }
 

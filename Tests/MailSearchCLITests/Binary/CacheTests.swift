@@ -5,18 +5,28 @@ import MockIMAPServer
 import TestSupport
 import Testing
 
-/// The message cache through the built `mailsearch`: a second search fetches flags only and
-/// prints what a search without the cache prints, with the flags another client changed;
-/// `--no-cache` neither reads nor writes it; a cache that cannot be used is a warning.
+/// The messages lists show, kept in the account's index, through the built `mailsearch`: a second
+/// search fetches flags only and prints what a search without them prints, with the flags another
+/// client changed; `--no-cache` neither reads nor writes the index; the summary cache an earlier
+/// version kept beside it is removed (one local store of messages); an index that cannot be used
+/// is a warning.
 @Suite(.hangGuard, .timeLimit(.minutes(3)))
 struct CacheTests {
     @Test func aSecondSearchFetchesOnlyFlagsAndPrintsTheSame() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let search = account.tlsArguments + ["search", "--json", "from:dumbledore"]
+        // What an earlier version kept: a second file of mail text that `index drop` left.
+        let folder = account.directory.appendingPathComponent(".cache/mailsearch")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let earlier = folder.appendingPathComponent("summaries.sqlite")
+        try Data("subjects and previews".utf8).write(to: earlier)
         let first = try await ToolProcess.run(search, environment: account.environment)
         #expect(first.status == 0 && first.lines.count == 2, "\(first)")
-        let cacheFile = account.directory.appendingPathComponent(".cache/mailsearch/summaries.sqlite").path
+        #expect(!FileManager.default.fileExists(atPath: earlier.path))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sqlite") }
+        #expect(files.count == 1 && files[0].hasPrefix("index-"), "\(files)")
+        let cacheFile = folder.appendingPathComponent(files.first ?? "").path
         let mode = try FileManager.default.attributesOfItem(atPath: cacheFile)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
@@ -73,8 +83,7 @@ struct CacheTests {
         #expect(result.status == 0 && result.lines.count == 2, "\(result)")
         #expect(
             result.standardError
-                == "warning: the message cache's directory \(blocker.path)/mailsearch cannot be created "
-                + "(Not a directory); "
+                == "warning: the index \(blocker.path)/mailsearch cannot be created (Not a directory); "
                 + "messages are fetched whole from the server each time\n")
     }
 }

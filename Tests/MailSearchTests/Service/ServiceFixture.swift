@@ -101,14 +101,14 @@ enum ServiceFixture {
 
     static func service(
         _ server: MockIMAPServer, flagPolicy: FlagPolicy = FlagPolicy(), provisionalListingMinimum: Int = 2000,
-        summaryCache: SummaryCache? = nil
+        index: MessageIndex? = nil
     ) -> IMAPMailService {
         IMAPMailService(
             configuration: configuration(server), credentials: .password(user: "alice", password: "secret"),
             flagPolicy: flagPolicy,
             reconnectPolicy: .init(
                 initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), maximumAttempts: 4),
-            provisionalListingMinimum: provisionalListingMinimum, summaryCache: summaryCache)
+            provisionalListingMinimum: provisionalListingMinimum, index: index)
     }
 
     /// The flags of `uid`, read over a new, independent connection.

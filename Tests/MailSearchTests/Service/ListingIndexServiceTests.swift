@@ -7,13 +7,13 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// `IMAPMailService` with a message cache, against the mock server: what was shown once is shown
-/// again with only its flags fetched, in the same order, with the flags the server has now.
-@Suite(.hangGuard, .timeLimit(.minutes(2))) struct SummaryCacheServiceTests {
-    static func cache() throws -> (SummaryCache, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-service-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return (SummaryCache(path: directory.appendingPathComponent("summaries.sqlite").path), directory)
+/// `IMAPMailService` with the account's index, against the mock server: what was shown once is
+/// shown again with only its flags fetched, in the same order, with the flags the server has now;
+/// an indexed mailbox's pages come from the index.
+@Suite(.hangGuard, .timeLimit(.minutes(2))) struct ListingIndexServiceTests {
+    static func cache() throws -> (MessageIndex, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listing-service-\(UUID())")
+        return (try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path), directory)
     }
 
     /// The FETCH lines of every session, without tags.
@@ -54,11 +54,11 @@ import Testing
         let (cache, directory) = try Self.cache()
         defer { try? FileManager.default.removeItem(at: directory) }
         if cached {
-            let filling = ServiceFixture.service(server, summaryCache: cache)
+            let filling = ServiceFixture.service(server, index: cache)
             _ = try await filling.search(try query("subject:message"), pageSize: 12)
             await filling.close()
         }
-        let service = ServiceFixture.service(server, summaryCache: cached ? cache : nil)
+        let service = ServiceFixture.service(server, index: cached ? cache : nil)
         let listing = try await service.listing()
         #expect(listing.hidesDeleted)
         try server.store.setFlags([.deleted], user: "alice", mailbox: "INBOX", uid: 7)
@@ -75,7 +75,7 @@ import Testing
         let (cache, directory) = try Self.cache()
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let first = ServiceFixture.service(server, summaryCache: cache)
+        let first = ServiceFixture.service(server, index: cache)
         let shown = try await first.search(try query("subject:message"), pageSize: 10)
         await first.close()
         #expect(shown.emails.map(\.uid) == Array((21...30).reversed()))
@@ -87,7 +87,7 @@ import Testing
         try server.store.expunge(user: "alice", mailbox: "INBOX", uids: [28])
 
         // The next run: the same search, only flags fetched.
-        let second = ServiceFixture.service(server, summaryCache: cache)
+        let second = ServiceFixture.service(server, index: cache)
         let again = try await second.search(try query("subject:message"), pageSize: 10)
         await second.close()
         let flagsOnly = profile == .full ? "(UID FLAGS MODSEQ)" : "(UID FLAGS)"
@@ -114,20 +114,20 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // All 600 shown once, by a search; then a cache holding only every third of them.
-        let first = ServiceFixture.service(server, summaryCache: cache)
+        let first = ServiceFixture.service(server, index: cache)
         let uidValidity = try await first.open().uidValidity
         _ = try await Self.streamed(first, try await first.searching(try query("subject:message")).list)
         await first.close()
-        let key = SummaryCache.Key(
-            account: "alice@localhost:\(server.port(for: .implicitTLS)!)", mailbox: "INBOX", uidValidity: uidValidity)
-        #expect(await cache.count() == 600)
+        #expect(try await cache.listedCount() == 600)
         let (thinned, thinnedDirectory) = try Self.cache()
         defer { try? FileManager.default.removeItem(at: thinnedDirectory) }
-        let kept = await cache.messages(Array(1...600), under: key).values.filter { $0.uid % 3 == 0 }
-        await thinned.store(Array(kept), under: key)
-        #expect(await thinned.count() == 200)
+        let kept = try await cache.summaries(Array(1...600), in: "INBOX", uidValidity: uidValidity).values.filter {
+            $0.uid % 3 == 0
+        }
+        try await thinned.keepListed(Array(kept), in: "INBOX", uidValidity: uidValidity)
+        #expect(try await thinned.listedCount() == 200)
 
-        let service = ServiceFixture.service(server, summaryCache: thinned)
+        let service = ServiceFixture.service(server, index: thinned)
         let list = try await service.searching(try query("subject:message")).list
         let before = Self.fetches(server).count
         let emails = try await Self.streamed(service, list)
@@ -142,12 +142,36 @@ import Testing
         let whole = fetches.filter { $0.contains("ENVELOPE") }.flatMap(Self.uids)
         #expect(Set(whole) == Set((1...600).filter { $0 % 3 != 0 }.map(UInt32.init)))
         // Now all 600 are cached, and listing them again fetches flags only, the same emails.
-        #expect(await thinned.count() == 600)
-        let warm = ServiceFixture.service(server, summaryCache: thinned)
+        #expect(try await thinned.listedCount() == 600)
+        let warm = ServiceFixture.service(server, index: thinned)
         let warmList = try await warm.searching(try query("subject:message")).list
         let last = Self.fetches(server).count
         #expect(try await Self.streamed(warm, warmList) == emails)
         await warm.close()
         #expect(Self.fetches(server).dropFirst(last) == ["UID FETCH 1:600 (UID FLAGS MODSEQ)"])
+    }
+
+    /// The index is the one local store: after a sync, a listing of the indexed mailbox takes
+    /// every message from it (one FETCH of flags, nothing whole) and keeps none of them twice.
+    @Test func anIndexedMailboxsPagesComeFromTheIndex() async throws {
+        let server = try await ServiceFixture.start(count: 40, mime: true)
+        defer { Task { await server.stop() } }
+        let (index, directory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let syncing = ServiceFixture.service(server)
+        _ = try await syncing.syncIndex(index, mailboxes: ["INBOX"])
+        await syncing.close()
+
+        let service = ServiceFixture.service(server, index: index)
+        let before = Self.fetches(server).count
+        let page = try await service.list(pageSize: 15)
+        await service.close()
+        let plain = ServiceFixture.service(server)
+        let fresh = try await plain.list(pageSize: 15)
+        await plain.close()
+        #expect(page.emails == fresh.emails && page.emails.count == 15)
+        let fetches = Array(Self.fetches(server).dropFirst(before).prefix(1))
+        #expect(fetches == ["UID FETCH 26:40 (UID FLAGS MODSEQ)"])
+        #expect(try await index.listedCount() == 0)
     }
 }

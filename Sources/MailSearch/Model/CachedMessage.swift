@@ -4,7 +4,8 @@ public import IMAPCore
 /// What a list shows of a message apart from its flags: the part of an ``Email`` that never
 /// changes while the mailbox keeps its UIDVALIDITY (RFC 9051 2.3.1.1: a UID names one message
 /// for good, and its envelope, size, structure, received date and text never change), so it can
-/// be kept between runs (``SummaryCache``) and shown again with fresh flags.
+/// be kept between runs (in the index: ``MessageIndex/keepListed(_:in:uidValidity:)``) and shown
+/// again with fresh flags.
 public struct CachedMessage: Hashable, Sendable {
     /// The message's UID.
     public var uid: UInt32
