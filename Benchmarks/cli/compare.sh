@@ -5,8 +5,9 @@
 #   1. one page of a sender's mail: `mailsearch search --json --limit 50 from:<name>` beside
 #      imapfilter (Debian's scripted search-and-flag tool: a server-side FROM search, then the 50
 #      newest subjects) and the same with Python's imaplib. The search runs as a user's does,
-#      with its message cache (filled by the check before the rounds, so the page's FETCH asks
-#      for flags only), and with --no-cache (the whole summaries fetched, as on a first run);
+#      with what its index keeps of the messages lists showed (filled by the check before the
+#      rounds, so the page's FETCH asks for flags only; no mailbox is synced), and with --no-cache
+#      (the whole summaries fetched, as on a first run);
 #   2. `mailsearch list --limit N --json --no-cache` beside a raw read of the same UID FETCH
 #      (Python, TLS, bytes read to the tagged OK, nothing parsed), and the list with its cache.
 #

@@ -108,8 +108,28 @@ public final class MessageIndex: Sendable {
     public init(path: String) throws(StoreError) {
         self.path = path
         database = Mutex(nil)
-        if path != Self.inMemory { try Self.prepareFiles(path) }
-        let connection = try Self.open(path)
+        if path != Self.inMemory {
+            // The file is checked and made private (opened and closed outside SQLite) only while
+            // this process has no connection to it: closing any descriptor of a file drops every
+            // POSIX lock the process holds on it, and another process that then finds the file
+            // unlocked takes itself for the last connection and deletes the WAL that this one
+            // still writes to (a `watch` whose index stopped being seen by `search --offline`).
+            if OpenIndexFiles.shared.opening(path) {
+                do throws(StoreError) {
+                    try Self.prepareFiles(path)
+                } catch {
+                    OpenIndexFiles.shared.closed(path)
+                    throw error
+                }
+            }
+        }
+        let connection: SQLiteConnection
+        do throws(StoreError) {
+            connection = try Self.open(path)
+        } catch {
+            if path != Self.inMemory { OpenIndexFiles.shared.closed(path) }
+            throw error
+        }
         database.withLock { $0 = connection }
     }
 
@@ -314,8 +334,14 @@ public final class MessageIndex: Sendable {
 
     /// Closes the file (later calls fail).
     public func close() {
-        database.withLock { $0 = nil }
+        let wasOpen = database.withLock { database -> Bool in
+            defer { database = nil }
+            return database != nil
+        }
+        if wasOpen && path != Self.inMemory { OpenIndexFiles.shared.closed(path) }
     }
+
+    deinit { close() }
 
     // MARK: Messages
 

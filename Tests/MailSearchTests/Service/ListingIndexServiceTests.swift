@@ -174,4 +174,36 @@ import Testing
         #expect(fetches == ["UID FETCH 26:40 (UID FLAGS MODSEQ)"])
         #expect(try await index.listedCount() == 0)
     }
+
+    /// The service keeps what lists show in the index file while another connection to the same
+    /// file follows the mailbox (what `watch` and `tui` do): the follower's catch-ups still land.
+    @Test func aFollowerOfTheSameFileCatchesUpWhileListsKeepTheirMessages() async throws {
+        let server = try await ServiceFixture.start(count: 20, mime: true)
+        defer { Task { await server.stop() } }
+        let (index, directory) = try Self.cache()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let syncing = ServiceFixture.service(server)
+        _ = try await syncing.syncIndex(index, mailboxes: ["INBOX"])
+        await syncing.close()
+
+        let following = try MessageIndex(path: index.path)
+        let service = ServiceFixture.service(server, index: index)
+        _ = try await service.list(pageSize: 5)
+        let updates = service.indexUpdates()
+        var iterator = updates.makeAsyncIterator()
+        await service.answerLocally(from: following, budget: nil)
+        let first = await iterator.next()
+        #expect("\(String(describing: first))".contains("caughtUp"), "\(String(describing: first))")
+        let events = service.events()
+        var eventIterator = events.makeAsyncIterator()
+        try server.store.append(ServiceFixture.mimeMessage(99), user: "alice", mailbox: "INBOX")
+        while let event = await eventIterator.next() {
+            if case .arrived = event { break }
+        }
+        let second = await iterator.next()
+        #expect("\(String(describing: second))".contains("caughtUp"), "\(String(describing: second))")
+        #expect(try await index.uids(in: "INBOX").count == 21)
+        await service.close()
+        following.close()
+    }
 }
