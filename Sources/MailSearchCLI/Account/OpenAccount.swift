@@ -57,6 +57,11 @@ struct OpenAccount: Sendable {
         var settings = try await BlockingWork.run { () throws(CommandFailure) -> AccountSettings in
             try AccountSettings.resolve(options, environment: environment)
         }
+        // The index opens beside reading the secret and OpenSSL's set-up (none for the demo,
+        // whose messages are made afresh in this process, nor with --no-cache).
+        let resolved = settings
+        async let opened = listingIndex(
+            resolved, environment: environment, wanted: !resolved.isDemo && !options.noCache)
         let demo: DemoServer?
         let credentials: Credentials
         var trust: [UInt8]?
@@ -79,9 +84,7 @@ struct OpenAccount: Sendable {
             demo = nil
         }
         let configuration = Self.configuration(settings, trust: trust, demo: demo != nil, log: context.standardError)
-        // The demo's messages are made afresh in this process: nothing to keep.
-        let (index, indexProblem) =
-            demo != nil || options.noCache ? (nil, nil) : await listingIndex(settings, environment: environment)
+        let (index, indexProblem) = await opened
         let service = IMAPMailService(
             configuration: configuration, credentials: credentials, mailbox: settings.mailbox,
             flagPolicy: FlagPolicy(pinKeyword: settings.pinKeyword), reconnectPolicy: reconnectPolicy,
@@ -105,8 +108,9 @@ struct OpenAccount: Sendable {
     /// it cannot be. The summary cache that came before it (`summaries.sqlite` beside it, a file
     /// `index drop` did not remove) is removed: one local store of messages, not two.
     static func listingIndex(
-        _ settings: AccountSettings, environment: [String: String]
+        _ settings: AccountSettings, environment: [String: String], wanted: Bool = true
     ) async -> (MessageIndex?, String?) {
+        guard wanted else { return (nil, nil) }
         do throws(CommandFailure) {
             return try await BlockingWork.run { () throws(CommandFailure) -> (MessageIndex?, String?) in
                 let path: String
