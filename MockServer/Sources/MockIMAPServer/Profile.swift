@@ -13,6 +13,10 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
     case gmailLike = "gmail-like"
     /// Refuses `CHARSET UTF-8` with `NO [BADCHARSET (US-ASCII)]`; no ESEARCH or SORT.
     case exchangeLike = "exchange-like"
+    /// `full` plus QRESYNC (RFC 7162), as Dovecot announces it: once enabled, expunges are
+    /// `VANISHED`, SELECT and EXAMINE take `(QRESYNC (uidvalidity modseq [uids]))`, and UID FETCH
+    /// takes `(CHANGEDSINCE m VANISHED)`.
+    case qresync
 
     /// The capabilities announced after login (before it, AUTH= and STARTTLS/LOGINDISABLED are
     /// decided by the connection's state).
@@ -30,6 +34,8 @@ public enum Profile: String, Hashable, Sendable, CaseIterable {
             return Profile.full.capabilities.map { $0 == .literalPlus ? .literalMinus : $0 } + [.gmailExtensions]
         case .exchangeLike:
             return [.imap4rev1, .literalPlus, .id, .idle, .uidPlus, .move, .namespace, .unselect]
+        case .qresync:
+            return Profile.full.capabilities + [.qresync]
         }
     }
 }
@@ -39,7 +45,7 @@ extension Profile {
     public var authenticationMechanisms: [String] {
         switch self {
         case .imap4rev1: return ["PLAIN"]
-        case .full, .gmailLike, .exchangeLike: return ["PLAIN", "XOAUTH2"]
+        case .full, .gmailLike, .exchangeLike, .qresync: return ["PLAIN", "XOAUTH2"]
         }
     }
 
@@ -63,6 +69,13 @@ extension Profile {
         case .search(_, let returnOptions, _), .uidSearch(_, let returnOptions, _):
             return returnOptions == nil ? nil : needs(.esearch, "SEARCH RETURN")
         case .select(_, let parameters), .examine(_, let parameters):
+            for parameter in parameters {
+                if case .other(let name, _) = parameter, name.uppercased() == "QRESYNC",
+                    let refusal = needs(.qresync, "the QRESYNC parameter")
+                {
+                    return refusal
+                }
+            }
             return parameters.contains(.condStore) ? needs(.condstore, "the CONDSTORE parameter") : nil
         case .store(_, let unchangedSince, _), .uidStore(_, let unchangedSince, _):
             return unchangedSince == nil ? nil : needs(.condstore, "UNCHANGEDSINCE")
@@ -72,6 +85,7 @@ extension Profile {
             return message.binary ? needs(.binary, "a binary literal") : nil
         case .fetch(_, let attributes, let modifiers), .uidFetch(_, let attributes, let modifiers):
             if !modifiers.isEmpty, let refusal = needs(.condstore, "CHANGEDSINCE") { return refusal }
+            if modifiers.contains(.vanished), let refusal = needs(.qresync, "VANISHED") { return refusal }
             for attribute in attributes {
                 switch attribute {
                 case .modificationSequence:

@@ -65,7 +65,7 @@ struct Options {
           --cert FILE --key FILE  use this certificate chain and key (PEM) instead of a fresh one
           --hosts NAME,...        names and addresses of the fresh certificate
                                   (default: localhost,127.0.0.1,::1)
-          --profile NAME          full, imap4rev1, gmail-like or exchange-like (default: full)
+          --profile NAME          full, imap4rev1, gmail-like, exchange-like or qresync (default: full)
           --allow-plaintext-auth  allow LOGIN and AUTHENTICATE before STARTTLS on plain text
           --login-timeout SECONDS close connections that do not log in within this time (default: 60)
           --max-connections N     serve at most N connections at once; one more gets BYE (default: 100)

@@ -134,6 +134,10 @@ struct MailboxTracker: Sendable {
         }
     }
 
+    /// Removes the messages a `VANISHED` (without EARLIER) names. Each UID it lists is a message
+    /// of this session's view (RFC 7162 3.2.10), so the count goes down by every one of them,
+    /// also those at positions the session never learned: which positions those were is not
+    /// known, so every position is forgotten then (the map is incomplete, never wrong).
     private mutating func removeUIDs(_ set: SequenceSet) {
         var removed = 0
         uids.removeAll { uid in
@@ -141,6 +145,13 @@ struct MailboxTracker: Sendable {
             removed += 1
             return true
         }
-        mailbox.messageCount = mailbox.messageCount >= UInt32(removed) ? mailbox.messageCount - UInt32(removed) : 0
+        let unplaced = min(max((set.numbers?.count ?? 0) - removed, 0), unknownCount)
+        if unplaced > 0 {
+            // Which unknown positions went is not known, so neither are the known UIDs' positions.
+            uids = Array(repeating: 0, count: uids.count - unplaced)
+            unknownCount = uids.count
+        }
+        let gone = UInt32(removed + unplaced)
+        mailbox.messageCount = mailbox.messageCount >= gone ? mailbox.messageCount - gone : 0
     }
 }

@@ -13,7 +13,7 @@ import Testing
     /// The search command a profile's server gets: UID SORT where it has SORT.
     static func searchCommand(_ profile: Profile) -> String {
         switch profile {
-        case .full, .gmailLike: "UID SORT"
+        case .full, .gmailLike, .qresync: "UID SORT"
         case .imap4rev1, .exchangeLike: "UID SEARCH"
         }
     }

@@ -28,9 +28,16 @@ extension MailboxSession {
             reply.untagged = untagged
             return reply
         }
+        var resynchronizing: Resynchronizing?
         for parameter in parameters {
             switch parameter {
             case .condStore: condStoreEnabled = true
+            case .other(let parameterName, let value) where parameterName.uppercased() == "QRESYNC":
+                guard qresyncEnabled else { return .bad("the QRESYNC parameter needs ENABLE QRESYNC first") }
+                guard let value, let parsed = Resynchronizing(value) else {
+                    return .bad("QRESYNC takes (uidvalidity modseq [known-uids [seq-match-data]])")
+                }
+                resynchronizing = parsed
             case .other(let parameterName, _):
                 return .bad("unknown SELECT parameter \(parameterName)")
             }
@@ -51,6 +58,22 @@ extension MailboxSession {
         if has(.condstore) {
             untagged.append(
                 Self.untaggedOK("Highest", code: .highestModificationSequence(record.highestModificationSequence)))
+        }
+        // RFC 7162 3.2.5: what the client missed since its mod-sequence, in this answer, when
+        // the UIDVALIDITY it knows is still the mailbox's.
+        if let resynchronizing, resynchronizing.uidValidity == record.uidValidity {
+            if let gone = Self.vanished(in: resynchronizing.knownUIDs, from: record) {
+                untagged.append(.untagged(.vanished(earlier: true, gone)))
+            }
+            for (index, message) in record.messages.enumerated()
+            where message.modificationSequence > resynchronizing.modificationSequence {
+                let attributes: [MessageAttribute] = [
+                    .uid(message.uid), .flags(flagsWithRecent(message, view: view)),
+                    .modificationSequence(message.modificationSequence),
+                ]
+                untagged.append(
+                    .untagged(.fetch(FetchResponse(sequenceNumber: UInt32(index + 1), attributes: attributes))))
+            }
         }
         selected = view
         var reply = Reply.ok(
@@ -310,8 +333,10 @@ extension MailboxSession {
     // RFC 5161: only extensions that change the protocol can be enabled; others are ignored.
     mutating func enable(_ capabilities: [Capability]) -> Reply {
         var enabled: [Capability] = []
-        for capability in capabilities where capability == .condstore && has(.condstore) {
+        for capability in capabilities where (capability == .condstore || capability == .qresync) && has(capability) {
+            // QRESYNC implies CONDSTORE (RFC 7162 3.2.3).
             condStoreEnabled = true
+            if capability == .qresync { qresyncEnabled = true }
             if !enabled.contains(capability) { enabled.append(capability) }
         }
         return .ok("ENABLE completed", untagged: [.untagged(.enabled(enabled))])
@@ -407,5 +432,30 @@ enum FlagValidation {
             }
         }
         return nil
+    }
+}
+
+/// The QRESYNC parameter of SELECT and EXAMINE (RFC 7162 3.2.5):
+/// `(uidvalidity mod-sequence [known-uids [(known-sequence-set known-uid-set)]])`; the sequence
+/// match data is read and not used (this server reports every vanished UID of the range anyway).
+struct Resynchronizing: Equatable {
+    var uidValidity: UInt32
+    var modificationSequence: UInt64
+    var knownUIDs: SequenceSet?
+
+    init?(_ value: ByteString) {
+        var text = Substring(value.string)
+        guard text.first == "(", text.last == ")" else { return nil }
+        text = text.dropFirst().dropLast()
+        let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
+        guard parts.count >= 2, let validity = UInt32(parts[0]), validity > 0, let modseq = UInt64(parts[1]), modseq > 0
+        else { return nil }
+        uidValidity = validity
+        modificationSequence = modseq
+        if parts.count >= 3 {
+            var cursor = ByteCursor(String(parts[2]))
+            guard let known = try? cursor.parseSequenceSet(), cursor.isAtEnd else { return nil }
+            knownUIDs = known
+        }
     }
 }

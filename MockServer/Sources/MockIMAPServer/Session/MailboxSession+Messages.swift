@@ -20,14 +20,20 @@ extension MailboxSession {
         guard var view = selected else { return .bad("no mailbox is selected") }
         guard !set.isLastSearchResult else { return Self.noSavedSearch }
         var changedSince: UInt64?
+        var reportsVanished = false
         for modifier in modifiers {
             switch modifier {
             case .changedSince(let value):
                 changedSince = value
                 condStoreEnabled = true
             case .vanished:
-                return .bad("VANISHED needs QRESYNC, which this server does not announce")
+                guard qresyncEnabled else { return .bad("VANISHED needs ENABLE QRESYNC first") }
+                reportsVanished = true
             }
+        }
+        // RFC 7162 3.2.6: VANISHED only in a UID FETCH with CHANGEDSINCE.
+        if reportsVanished && (!byUID || changedSince == nil) {
+            return .bad("the VANISHED modifier needs UID FETCH with CHANGEDSINCE")
         }
         if attributes.contains(.modificationSequence) { condStoreEnabled = true }
         let indexes: [Int]
@@ -75,6 +81,9 @@ extension MailboxSession {
 
         var untagged: [Response] = []
         untagged.reserveCapacity(targets.count)
+        if reportsVanished, let gone = Self.vanished(in: set, from: record) {
+            untagged.append(.untagged(.vanished(earlier: true, gone)))
+        }
         var unknownEncoding = false
         for target in targets {
             guard let recordIndex = record.index(ofUID: target.uid) else { continue }
@@ -110,6 +119,21 @@ extension MailboxSession {
             return reply
         }
         return .ok("FETCH completed", untagged: untagged)
+    }
+
+    /// The UIDs of `set` below UIDNEXT that are not in the mailbox (expunged, or never used),
+    /// for `VANISHED (EARLIER)`; nil when there are none. The server keeps no record of when a
+    /// message went, so every one of them is reported, which RFC 7162 3.2.5.1 and 3.2.6 allow
+    /// (a client ignores UIDs it does not know).
+    static func vanished(in set: SequenceSet?, from record: MailboxRecord) -> SequenceSet? {
+        let top = record.uidNext > 0 ? record.uidNext - 1 : 0
+        guard top > 0 else { return nil }
+        let present = Set(record.messages.map(\.uid))
+        var gone: [UInt32] = []
+        for uid in 1...top where !present.contains(uid) && (set?.contains(uid, largest: top) ?? true) {
+            gone.append(uid)
+        }
+        return gone.isEmpty ? nil : SequenceSet(numbers: gone)
     }
 
     /// One FETCH item of one message; nil for BINARY of a part with an unknown transfer encoding.
@@ -346,12 +370,15 @@ extension MailboxSession {
     }
 
     /// Removes `uids` from the view; returns their `* n EXPUNGE`, highest first so each number is
-    /// still valid when it arrives.
+    /// still valid when it arrives (under QRESYNC, one `* VANISHED` of the UIDs).
     func removeFromView(_ view: inout SelectedMailboxView, uids: [UInt32]) -> [Response] {
         let indexes = uids.compactMap { view.sequenceNumber(of: $0).map { Int($0) - 1 } }.sorted(by: >)
         var responses: [Response] = []
+        if qresyncEnabled && !indexes.isEmpty {
+            responses.append(.untagged(.vanished(earlier: false, SequenceSet(numbers: indexes.map { view.uids[$0] }))))
+        }
         for index in indexes {
-            responses.append(.untagged(.expunge(UInt32(index + 1))))
+            if !qresyncEnabled { responses.append(.untagged(.expunge(UInt32(index + 1)))) }
             view.recent.remove(view.uids[index])
             view.uids.remove(at: index)
         }

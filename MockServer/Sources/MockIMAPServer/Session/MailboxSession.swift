@@ -15,6 +15,10 @@ struct MailboxSession: Sendable {
     /// CONDSTORE is on: by ENABLE, SELECT (CONDSTORE), or a command that uses mod-sequences
     /// (RFC 7162 3.1); FETCH responses then carry MODSEQ.
     var condStoreEnabled = false
+    /// QRESYNC is on (RFC 7162 3.2: by ENABLE QRESYNC, which turns CONDSTORE on too): expunges
+    /// are reported as `VANISHED`, SELECT takes the QRESYNC parameter and UID FETCH the VANISHED
+    /// modifier.
+    var qresyncEnabled = false
     /// The clock, in seconds since 1970 (a parameter so tests can fix it).
     var now: @Sendable () -> Int = { currentSecondsSinceEpoch() }
 
@@ -214,8 +218,13 @@ struct MailboxSession: Sendable {
         }
         if !gone.isEmpty {
             if allowingExpunge {
+                // Under QRESYNC one `* VANISHED` of their UIDs replaces the EXPUNGEs (RFC 7162 3.2.10).
+                if qresyncEnabled {
+                    responses.append(
+                        .untagged(.vanished(earlier: false, SequenceSet(numbers: gone.map { view.uids[$0] }))))
+                }
                 for index in gone.reversed() {
-                    responses.append(.untagged(.expunge(UInt32(index + 1))))
+                    if !qresyncEnabled { responses.append(.untagged(.expunge(UInt32(index + 1)))) }
                     view.recent.remove(view.uids[index])
                     view.uids.remove(at: index)
                 }
