@@ -282,7 +282,8 @@ def main():
     print(f"{len(blocks)} Swift blocks: {len(programs)} programs, {len(tests)} tests, "
           f"{len(blocks) - len(programs) - len(tests)} fragments; scratch package {arguments.work}", flush=True)
 
-    built = swift(arguments.work, "build", "--build-tests")
+    # One compile job at a time: the tests this runs beside have the machine's cores.
+    built = swift(arguments.work, "build", "--build-tests", "--jobs", "1")
     if built.returncode != 0:
         errors = [line for line in built.stdout.splitlines() if ": error:" in line or ": warning:" in line]
         print("\n".join(errors) or built.stdout[-4000:])

@@ -109,19 +109,22 @@ import Testing
         try MockServerFixture.seed(server, count: 20)
         let watcher = try await server.loggedInSession()
         let actor = try await server.loggedInSession()
+        // The watcher listens once it has read the UID map and gone into IDLE (NOOP polling
+        // without IDLE): a fault that does nothing marks that command, and the expunge waits
+        // for it. (Raised before the first `next()`, the expunge could come while the map was
+        // read, and under a loaded CI run the test waited for an event that had been folded in.)
+        server.faults.add(.command(MockServerFixture.announces(.idle) ? "IDLE" : "NOOP"), .delay(.zero))
         let events = watcher.events()
-        let ready = Signal()
         let collector = Task { () -> [MailboxEvent] in
             var seen: [MailboxEvent] = []
             let iterator = events.makeAsyncIterator()
-            await ready.raise()
             while let event = try await iterator.next() {
                 seen.append(event)
                 if case .expunged = event { break }
             }
             return seen
         }
-        await ready.wait()
+        #expect(await server.faults.waitUntilFired(count: 1, timeout: .seconds(120)))
         try await actor.store(SequenceSet(numbers: [13]), .add, [.deleted], silent: true)
         try await actor.execute(.expunge)
         let seen = try await collector.value
