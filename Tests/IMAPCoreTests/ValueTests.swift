@@ -238,4 +238,18 @@ import Testing
         #expect(!text.equalsCaseInsensitive("text-plai") && !text.equalsCaseInsensitive("text-plains"))
         #expect(!text.equalsCaseInsensitive("next-plain"))
     }
+
+    /// A date-time from seconds since 1970 and a zone: the RFC 3501 form, and back to the same
+    /// instant, before 1970 too; a zone past +-99:59 is held at the limit.
+    @Test(arguments: [
+        (1_709_643_900, 60, "05-Mar-2024 14:05:00 +0100"), (0, 0, "01-Jan-1970 00:00:00 +0000"),
+        (-1, 0, "31-Dec-1969 23:59:59 +0000"), (1_709_643_900, -420, "05-Mar-2024 06:05:00 -0700"),
+        (951_782_400, 0, "29-Feb-2000 00:00:00 +0000"),
+    ])
+    func dateTimeFromSecondsSinceEpoch(seconds: Int, zone: Int, text: String) {
+        let dateTime = IMAPDateTime(secondsSinceEpoch: seconds, zoneMinutes: zone)
+        #expect(dateTime.description == text)
+        #expect(dateTime.secondsSinceEpoch == seconds)
+        #expect(IMAPDateTime(secondsSinceEpoch: 0, zoneMinutes: 200 * 60).zoneMinutes == 99 * 60 + 59)
+    }
 }

@@ -262,7 +262,8 @@ extension MessageIndex {
     private static func row(_ statement: SQLiteConnection.Statement) -> Row {
         Row(
             uid: UInt32(truncatingIfNeeded: statement.int64(0)), flags: flags(statement.text(2)),
-            internalDate: dateTime(seconds: Int(statement.int64(1)), zoneMinutes: Int(statement.int64(3))),
+            internalDate: IMAPDateTime(
+                secondsSinceEpoch: Int(statement.int64(1)), zoneMinutes: Int(statement.int64(3))),
             size: Int(statement.int64(4)), modificationSequence: UInt64(bitPattern: statement.int64(5)), text: nil)
     }
 
@@ -393,17 +394,6 @@ extension MessageIndex {
         case .or(let left, let right): return either(narrowing(left), narrowing(right))
         default: return nil
         }
-    }
-
-    /// An INTERNALDATE from its instant and zone.
-    static func dateTime(seconds: Int, zoneMinutes: Int) -> IMAPDateTime {
-        let local = seconds + zoneMinutes * 60
-        let days = local >= 0 ? local / 86400 : (local - 86399) / 86400
-        let within = local - days * 86400
-        let date = IMAPDate(daysSinceEpoch: days)
-        return IMAPDateTime(
-            date: date, hour: within / 3600, minute: within % 3600 / 60, second: within % 60, zoneMinutes: zoneMinutes)
-            ?? IMAPDateTime(date: date, hour: 0, minute: 0, second: 0, zoneMinutes: 0)!
     }
 
     /// A message row as the matcher sees it. The text is read only when a key looks at it.
