@@ -136,11 +136,7 @@ extension MessageIndex {
                 try read.bind(1, id << 32 | Int64(uid))
                 defer { read.reset() }
                 guard try read.step() else { continue }
-                guard let stored = Deflate.unpacked(read.blob(1)),
-                    let summary = CachedMessage(uid: uid, decoding: stored)
-                else {
-                    throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
-                }
+                let summary = try Self.summary(read.blob(1), uid: uid, connection)
                 emails.append(
                     summary.email(
                         mailbox: name, uidValidity: uidValidity, flags: Self.flags(read.text(0)), pinFlag: pinFlag))

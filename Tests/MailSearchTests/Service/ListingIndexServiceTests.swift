@@ -16,6 +16,15 @@ import Testing
         return (try MessageIndex(path: directory.appendingPathComponent("index.sqlite").path), directory)
     }
 
+    /// An index of the server's INBOX, synced, and its directory.
+    static func syncedIndex(_ server: MockIMAPServer) async throws -> (MessageIndex, URL) {
+        let (index, directory) = try cache()
+        let syncing = ServiceFixture.service(server)
+        _ = try await syncing.syncIndex(index, mailboxes: ["INBOX"])
+        await syncing.close()
+        return (index, directory)
+    }
+
     /// The FETCH lines of every session, without tags.
     static func fetches(_ server: MockIMAPServer) -> [String] {
         server.sessions.sorted { $0.id < $1.id }.flatMap(\.transcript).filter { $0.direction == .client }
@@ -156,11 +165,8 @@ import Testing
     @Test func anIndexedMailboxsPagesComeFromTheIndex() async throws {
         let server = try await ServiceFixture.start(count: 40, mime: true)
         defer { Task { await server.stop() } }
-        let (index, directory) = try Self.cache()
+        let (index, directory) = try await Self.syncedIndex(server)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let syncing = ServiceFixture.service(server)
-        _ = try await syncing.syncIndex(index, mailboxes: ["INBOX"])
-        await syncing.close()
 
         let service = ServiceFixture.service(server, index: index)
         let before = Self.fetches(server).count
@@ -180,11 +186,8 @@ import Testing
     @Test func aFollowerOfTheSameFileCatchesUpWhileListsKeepTheirMessages() async throws {
         let server = try await ServiceFixture.start(count: 20, mime: true)
         defer { Task { await server.stop() } }
-        let (index, directory) = try Self.cache()
+        let (index, directory) = try await Self.syncedIndex(server)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let syncing = ServiceFixture.service(server)
-        _ = try await syncing.syncIndex(index, mailboxes: ["INBOX"])
-        await syncing.close()
 
         let following = try MessageIndex(path: index.path)
         let service = ServiceFixture.service(server, index: index)

@@ -370,7 +370,8 @@ extension MailboxSession {
     }
 
     /// Removes `uids` from the view; returns their `* n EXPUNGE`, highest first so each number is
-    /// still valid when it arrives (under QRESYNC, one `* VANISHED` of the UIDs).
+    /// still valid when it arrives, or under QRESYNC one `* VANISHED` of the UIDs (RFC 7162
+    /// 3.2.10): how every removal is told, the session's own EXPUNGE and another client's alike.
     func removeFromView(_ view: inout SelectedMailboxView, uids: [UInt32]) -> [Response] {
         let indexes = uids.compactMap { view.sequenceNumber(of: $0).map { Int($0) - 1 } }.sorted(by: >)
         var responses: [Response] = []

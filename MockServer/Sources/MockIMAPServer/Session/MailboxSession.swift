@@ -218,16 +218,7 @@ struct MailboxSession: Sendable {
         }
         if !gone.isEmpty {
             if allowingExpunge {
-                // Under QRESYNC one `* VANISHED` of their UIDs replaces the EXPUNGEs (RFC 7162 3.2.10).
-                if qresyncEnabled {
-                    responses.append(
-                        .untagged(.vanished(earlier: false, SequenceSet(numbers: gone.map { view.uids[$0] }))))
-                }
-                for index in gone.reversed() {
-                    if !qresyncEnabled { responses.append(.untagged(.expunge(UInt32(index + 1)))) }
-                    view.recent.remove(view.uids[index])
-                    view.uids.remove(at: index)
-                }
+                responses += removeFromView(&view, uids: gone.map { view.uids[$0] })
                 view.hasPendingExpunges = false
             } else {
                 view.hasPendingExpunges = true
