@@ -105,6 +105,10 @@ public actor IMAPSession {
     public var isAuthenticated: Bool { machine.isAuthenticated }
     /// The selected mailbox, if any, kept up to date from the server's responses.
     public var selectedMailbox: SelectedMailbox? { machine.tracker?.mailbox }
+    /// How many times messages came or went in the selected mailbox since it was selected
+    /// (EXISTS with a new count, EXPUNGE, VANISHED); nil with none selected. While it is 0, the
+    /// message count and UIDNEXT of ``selectedMailbox`` are the server's at the SELECT.
+    public var membershipChangesSinceSelect: Int? { machine.tracker?.membershipChangesSinceSelect }
     /// Capabilities enabled with ENABLE.
     public var enabled: Set<Capability> { machine.enabled }
     /// The error that ended the session, if it ended.

@@ -105,6 +105,13 @@ public actor MailboxConnection {
     /// Its mailbox may change under you after a reconnect: prefer the wrapped calls.
     public func currentSession() async throws(IMAPError) -> IMAPSession { try await liveSession() }
 
+    /// The session in use when it is connected and usable, without connecting: nil before the
+    /// first connection, after ``close()`` and while a reconnect is under way.
+    public var usableSession: IMAPSession? {
+        guard !closed, let session, session.isUsable else { return nil }
+        return session
+    }
+
     // MARK: - Calls
 
     /// UID SEARCH/SORT of this mailbox, newest first; retried once after a reconnect.

@@ -418,6 +418,7 @@ struct ClientStateMachine: Sendable {
         }
         setSelecting(nil)
         selected.applyCode(tagged.text.code)
+        selected.markSelected()
         let name = selected.mailbox.name
         if let value = selected.mailbox.uidValidity {
             if let old = knownUIDValidity[name], old != value {

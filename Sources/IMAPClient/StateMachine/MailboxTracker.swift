@@ -15,8 +15,15 @@ struct MailboxTracker: Sendable {
     /// How many times messages came or went (EXISTS with a new count, EXPUNGE, VANISHED): a
     /// list of every UID read between two equal values is still the mailbox's.
     private(set) var membershipChanges = 0
+    /// `membershipChanges` when the SELECT completed (its own EXISTS counted before).
+    private var membershipAtSelect = 0
+    /// How many times messages came or went since the SELECT completed.
+    var membershipChangesSinceSelect: Int { membershipChanges - membershipAtSelect }
 
     init(_ mailbox: SelectedMailbox) { self.mailbox = mailbox }
+
+    /// The SELECT (or EXAMINE) completed: what came in its answer is the mailbox as selected.
+    mutating func markSelected() { membershipAtSelect = membershipChanges }
 
     /// Whether every sequence number's UID is known.
     var isMapComplete: Bool { unknownCount == 0 && uids.count == Int(mailbox.messageCount) }

@@ -84,18 +84,58 @@ public struct IndexSync: Sendable {
         return summary
     }
 
+    /// Syncs `mailbox` (its name as on the wire), which `session` has selected already (a
+    /// service's own connection): nothing is selected again. When the session's view of the
+    /// mailbox (UIDVALIDITY, HIGHESTMODSEQ, UIDNEXT, the message count, with no message come or
+    /// gone since it was selected) equals what the index holds, the index is in step without a
+    /// command; otherwise the UID difference and the flags changed since the index's
+    /// HIGHESTMODSEQ are asked for (steps 3 to 5), as on a session of the sync's own.
+    public func sync(
+        selected mailbox: String, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async throws -> Summary {
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard let selected = await session.selectedMailbox, selected.name == MailboxName(wire: mailbox) else {
+            throw IMAPError(.mailboxChanged, "the session does not have \(mailbox) selected")
+        }
+        let settled = await session.membershipChangesSinceSelect == 0
+        var summary = try await catchUp(
+            mailbox, known: try await index.mailbox(mailbox), selected: selected, settled: settled, changes: nil,
+            over: session, progress: progress)
+        summary.duration = clock.now - start
+        return summary
+    }
+
     private func untimedSync(
         _ mailbox: String, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void
     ) async throws -> Summary {
         let known = try await index.mailbox(mailbox)
-        let finished = known.flatMap { $0.resumeBelow == nil && $0.syncedAt != nil ? $0 : nil }
-        let resynchronizing = finished.flatMap { known in
-            known.highestModificationSequence.map {
-                KnownMailboxState(uidValidity: known.uidValidity, highestModificationSequence: $0)
-            }
-        }
         let (selected, changes) = try await session.select(
-            MailboxName(wire: mailbox), readOnly: true, resynchronizing: resynchronizing)
+            MailboxName(wire: mailbox), readOnly: true,
+            resynchronizing: Self.finished(known).flatMap { known in
+                known.highestModificationSequence.map {
+                    KnownMailboxState(uidValidity: known.uidValidity, highestModificationSequence: $0)
+                }
+            })
+        return try await catchUp(
+            mailbox, known: known, selected: selected, settled: true, changes: changes, over: session,
+            progress: progress)
+    }
+
+    /// The index's entry of a mailbox when its last sync finished.
+    private static func finished(_ known: MessageIndex.Mailbox?) -> MessageIndex.Mailbox? {
+        known.flatMap { $0.resumeBelow == nil && $0.syncedAt != nil ? $0 : nil }
+    }
+
+    /// Brings the index's entry `known` in step with the mailbox the session has selected, as
+    /// `selected` describes it. `settled`: no message came or went since the mailbox was
+    /// selected, so its counts are the server's at that moment. `changes`: what a QRESYNC
+    /// EXAMINE reported (nil: it was not asked for).
+    private func catchUp(
+        _ mailbox: String, known: MessageIndex.Mailbox?, selected: SelectedMailbox, settled: Bool,
+        changes: [UntaggedResponse]?, over session: IMAPSession, progress: @Sendable (Int, Int) -> Void
+    ) async throws -> Summary {
+        let finished = Self.finished(known)
         guard let uidValidity = selected.uidValidity else {
             throw IMAPError(.protocolViolation, "the server did not say the UIDVALIDITY of \(mailbox)")
         }
@@ -103,7 +143,7 @@ public struct IndexSync: Sendable {
             mailbox: mailbox, uidValidity: uidValidity, selected: selected,
             attachedHeadersInBody: known?.attachedHeadersInBody, undatedSentDate: known?.undatedSentDate)
         let sameMailbox = known?.uidValidity == uidValidity
-        if let finished, sameMailbox, let modificationSequence = selected.highestModificationSequence,
+        if settled, let finished, sameMailbox, let modificationSequence = selected.highestModificationSequence,
             finished.highestModificationSequence == modificationSequence, finished.uidNext == selected.uidNext,
             finished.messageCount == Int(selected.messageCount)
         {
@@ -116,8 +156,8 @@ public struct IndexSync: Sendable {
             target.attachedHeadersInBody = nil
             target.undatedSentDate = nil
         }
-        if sameMailbox, let finished, let uidNext = finished.uidNext, resynchronizing != nil,
-            await session.enabled.contains(.qresync),
+        if sameMailbox, let finished, let uidNext = finished.uidNext, let changes,
+            finished.highestModificationSequence != nil, await session.enabled.contains(.qresync),
             let summary = try await quickResync(target, uidNext: uidNext, changes, over: session, progress: progress)
         {
             return summary
@@ -207,7 +247,13 @@ public struct IndexSync: Sendable {
         }
         let added = try await fetchMissing(
             onServer.filter { !localSet.contains($0) }.reversed(), into: target, over: session, progress: progress)
-        try await markInStep(target)
+        // A message that came after the mailbox was selected is indexed now: the UIDNEXT
+        // stored must be above it, or a later QRESYNC would take it for new and add it twice.
+        var inStep = target
+        if let largest = onServer.last, largest >= inStep.selected.uidNext ?? 0 {
+            inStep.selected.uidNext = largest + 1
+        }
+        try await markInStep(inStep)
         let count = try await index.mailbox(mailbox)?.messageCount ?? 0
         let method: Method = isFirst ? .first : target.condStore && since != nil ? .changedSince : .everything
         return Summary(

@@ -6,35 +6,57 @@ import IMAPClient
 extension IMAPMailService {
     /// Brings `mailboxes` (names as on the wire) of `index` in step with the server, one after
     /// the other; `progress` is told the mailbox, the messages added so far and how many come.
+    ///
+    /// The open mailbox (once ``open()`` has selected it) is caught up on the service's own
+    /// connection, from what its SELECT reported: when nothing changed, no command is sent
+    /// (``IndexSync/sync(selected:over:progress:)``). The others are synced over a session of the
+    /// index's own, opened only for them, so the open mailbox stays selected.
     public func syncIndex(
         _ index: MessageIndex, mailboxes names: [String],
         progress: @escaping @Sendable (String, Int, Int) -> Void = { _, _, _ in }
     ) async throws(MailServiceError) -> [IndexSync.Summary] {
-        let session: IMAPSession
-        do throws(IMAPError) {
-            session = try await Self.indexSession(configuration, credentials)
-        } catch {
-            throw MailServiceError(error)
-        }
         let now = now
         let sync = IndexSync(index: index) { Int(now().timeIntervalSince1970) }
+        let own = await ownSession(for: names)
+        var other: IMAPSession?
         var summaries: [IndexSync.Summary] = []
         do {
             for name in names {
+                if let own, name == mailboxName {
+                    summaries.append(try await sync.sync(selected: name, over: own) { progress(name, $0, $1) })
+                    continue
+                }
+                let session: IMAPSession
+                if let other {
+                    session = other
+                } else {
+                    session = try await Self.indexSession(configuration, credentials)
+                    other = session
+                }
                 summaries.append(try await sync.sync(name, over: session) { progress(name, $0, $1) })
             }
         } catch let error as IMAPError {
-            await session.logout()
+            await other?.logout()
             throw MailServiceError(error)
         } catch let error as StoreError {
-            await session.logout()
+            await other?.logout()
             throw MailServiceError(.index, error.message)
         } catch {
-            await session.logout()
+            await other?.logout()
             throw MailServiceError(.cancelled, "the sync was cancelled")
         }
-        await session.logout()
+        await other?.logout()
         return summaries
+    }
+
+    /// The service's own session when `names` include the open mailbox and the session has it
+    /// selected; nil otherwise (not opened yet, or between reconnects).
+    private func ownSession(for names: [String]) async -> IMAPSession? {
+        guard names.contains(mailboxName), selected != nil,
+            let session = await connection.usableSession,
+            await session.selectedMailbox?.name == MailboxName(wire: mailboxName)
+        else { return nil }
+        return session
     }
 
     /// Lets ``localMatches(_:limit:)`` answer from `index` (nil: no local answers), and keeps

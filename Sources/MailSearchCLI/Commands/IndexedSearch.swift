@@ -105,7 +105,8 @@ enum IndexedSearch {
     }
 
     /// `search` with an index of the mailboxes searched: the index is caught up with the server
-    /// (one EXAMINE a mailbox when nothing changed, over a session of its own), then answers the
+    /// (the open mailbox on the service's connection, with no command when nothing changed; the
+    /// others over a session of their own), then answers the
     /// query compiled for this server. `in:all` is answered locally when the index holds every
     /// selectable mailbox the server lists (one LIST more). Nil when a mailbox searched has no
     /// index or only the server can answer: the server is asked.

@@ -130,26 +130,47 @@ struct IndexCommandTests {
         #expect(!FileManager.default.fileExists(atPath: file), "the demo's index was written to \(file)")
     }
 
-    /// With an index, `search` catches it up (one EXAMINE when nothing changed) and answers from
-    /// it: the same rows as `--server`, no UID SORT or SEARCH of the query on the wire, and a
-    /// change another client made since the last sync is in the answer.
+    /// With an index, `search` catches it up on its own connection, from what its SELECT
+    /// reported, and answers from it: the same rows as `--server`, no UID SORT or SEARCH of the
+    /// query on the wire, and the changes another client made since the last sync (a flag, an
+    /// expunge, an arrival) in the answer. When nothing changed, no command follows the SELECT.
     @Test func searchWithAnIndexAnswersFromItAfterCatchingUp() async throws {
         let account = try await MockAccount.start()
         defer { Task { await account.stop() } }
         let (environment, arguments) = (account.environment, account.plainArguments)
+        let (store, user) = (account.server.store, MockAccount.user)
         #expect(try await Self.run(arguments + ["sync"], environment: environment).status == 0)
-        let unread = account.server.store.uids(user: MockAccount.user, mailbox: "INBOX").filter {
-            !(account.server.store.flags(user: MockAccount.user, mailbox: "INBOX", uid: $0) ?? []).contains(.seen)
-        }
+        let uids = store.uids(user: user, mailbox: "INBOX")
+        let unread = uids.filter { !(store.flags(user: user, mailbox: "INBOX", uid: $0) ?? []).contains(.seen) }
         let changed = try #require(unread.first)
-        try account.server.store.setFlags([.seen], user: MockAccount.user, mailbox: "INBOX", uid: changed)
-        for query in ["is:unread", "from:dumbledore", "potion OR quidditch"] {
+        try store.setFlags([.seen], user: user, mailbox: "INBOX", uid: changed)
+        let expunged = try #require(uids.last { $0 != changed })
+        try store.expunge(user: user, mailbox: "INBOX", uids: [expunged])
+        let arrived = try store.append(
+            Array("From: Minerva <minerva@example.org>\r\nSubject: transfiguration\r\n\r\nA lesson.\r\n".utf8),
+            user: user, mailbox: "INBOX")
+
+        // The first search finds the changes (CONDSTORE: the UIDs and the flags changed since).
+        try await Self.expectAnsweredLocally(
+            "is:unread", arguments, environment, caughtUp: "CHANGEDSINCE", sent: "UID SORT")
+        for query in ["is:unread", "from:dumbledore", "potion OR quidditch", "from:minerva"] {
             try await Self.expectAnsweredLocally(
-                query, arguments, environment, caughtUp: "EXAMINE INBOX", sent: "UID SORT")
+                query, arguments, environment, caughtUp: "SELECT INBOX", sent: "UID SORT")
         }
-        let unreadRows = try await Self.run(
-            arguments + ["search", "--json", "--limit", "500", "is:unread"], environment: environment)
-        #expect(!unreadRows.standardOutput.contains("\"uid\":\(changed),"), "UID \(changed) was read by another client")
+        let rows = try await Self.run(
+            arguments + ["search", "--json", "--limit", "500", "is:unread OR from:minerva"], environment: environment)
+        #expect(!rows.standardOutput.contains("\"uid\":\(changed),"), "UID \(changed) was read by another client")
+        #expect(!rows.standardOutput.contains("\"uid\":\(expunged),"), "UID \(expunged) was expunged")
+        #expect(rows.standardOutput.contains("\"uid\":\(arrived),"), "UID \(arrived) arrived")
+
+        // Nothing changed since: the SELECT the search needs anyway is the whole catch-up, on
+        // the one connection (one login, no EXAMINE).
+        let quiet = try await Self.run(
+            arguments + ["--debug", "search", "--json", "from:dumbledore"], environment: environment)
+        let sent = quiet.standardError.split(separator: "\n").filter { $0.contains("C: ") }.map {
+            $0.split(separator: " ").dropFirst(3).first.map { String($0.prefix { $0 != "\\" }) } ?? ""
+        }
+        #expect(sent == ["AUTHENTICATE", "ID", "ENABLE", "SELECT", "LOGOUT"], "\(quiet.standardError)")
     }
 
     @Test func offlineAndServerContradict() async throws {
