@@ -101,8 +101,15 @@ public struct CommandConfiguration: Hashable, Sendable {
 }
 
 /// A command that opens the account (over TLS, unless told otherwise): the tool starts OpenSSL's
-/// one-time set-up on a thread of its own as soon as it has parsed one.
-protocol ConnectingCommand {}
+/// one-time set-up on a thread of its own as soon as it has parsed one that will connect.
+protocol ConnectingCommand {
+    /// Whether this run opens the account (`search --offline` does not).
+    var connects: Bool { get }
+}
+
+extension ConnectingCommand {
+    var connects: Bool { true }
+}
 
 /// The environment a command runs in: where its output goes, where standard input comes from,
 /// and the environment variables. The real tool

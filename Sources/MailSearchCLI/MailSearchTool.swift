@@ -55,7 +55,7 @@ public struct MailSearchTool {
             return status
         case .run(let instance):
             // OpenSSL's set-up (a few milliseconds) runs beside reading settings and secrets.
-            if Self.connects(type(of: instance)) { OpenSSLLibrary.beginWarmUp() }
+            if Self.connects(instance) { OpenSSLLibrary.beginWarmUp() }
             do {
                 if let command = instance as? any AsyncParsableCommand {
                     try await command.run(context: context)
@@ -73,6 +73,12 @@ public struct MailSearchTool {
     /// Whether `command` opens the account (a ``ConnectingCommand``).
     static func connects(_ command: any ParsableCommand.Type) -> Bool {
         command is any ConnectingCommand.Type
+    }
+
+    /// Whether this parsed command opens the account: a ``ConnectingCommand`` that connects
+    /// this time (not `search --offline`, which only reads the index).
+    static func connects(_ instance: any ParsableCommand) -> Bool {
+        (instance as? any ConnectingCommand)?.connects ?? false
     }
 
     /// Ends the process with `status` at once (`_exit`, not `exit`).

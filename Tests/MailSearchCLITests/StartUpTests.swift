@@ -61,6 +61,22 @@ import Transport
             ])
     }
 
+    /// `search --offline` reads the index alone: it does not start OpenSSL's set-up.
+    @Test func anOfflineSearchDoesNotConnect() throws {
+        let options = SearchCommand.configuration.options
+        let arguments = SearchCommand.configuration.arguments
+        func parsed(_ words: [String]) throws -> SearchCommand {
+            guard
+                case .parsed(let parsed) = try ArgumentParser.parse(
+                    words, options: options, arguments: arguments, commandName: "mailsearch search")
+            else { throw UsageError("not parsed") }
+            return try SearchCommand(parsing: parsed)
+        }
+        #expect(MailSearchTool.connects(try parsed(["from:tanaka"])))
+        #expect(MailSearchTool.connects(try parsed(["--server", "from:tanaka"])))
+        #expect(!MailSearchTool.connects(try parsed(["--offline", "from:tanaka"])))
+    }
+
     @Test func everyWarmUpCallerIsAnswered() async {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {

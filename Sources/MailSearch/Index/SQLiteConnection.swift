@@ -8,6 +8,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var startsOver = false
     /// Another process holds the file's write lock.
     public var isBusy = false
+    /// The caller's deadline passed and the work was stopped
+    /// (``SQLiteConnection/stopping(at:_:)``); nothing is wrong with the file.
+    public var isOverdue = false
 
     public var description: String { message }
 }
@@ -66,12 +69,46 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with its statements stopped once `deadline` passes: SQLite looks at the clock
+    /// every thousand steps of its virtual machine (a progress handler), so one statement that
+    /// reads a great many rows cannot run on past it. A stopped statement throws a
+    /// ``StoreError`` whose `isOverdue` is set. Nil: no deadline.
+    func stopping<Value>(
+        at deadline: ContinuousClock.Instant?, _ body: () throws(StoreError) -> Value
+    ) throws(StoreError) -> Value {
+        guard let deadline else { return try body() }
+        let box = Deadline(deadline)
+        sqlite3_progress_handler(
+            handle, 1000,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().isPast ? 1 : 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        return try withExtendedLifetime(box) { () throws(StoreError) -> Value in try body() }
+    }
+
+    /// A deadline a progress handler reads through a pointer.
+    final class Deadline {
+        let instant: ContinuousClock.Instant
+        init(_ instant: ContinuousClock.Instant) { self.instant = instant }
+        var isPast: Bool { ContinuousClock.now >= instant }
+    }
+
+    /// The error of work stopped at its deadline.
+    static func overdue(_ what: String) -> StoreError {
+        var error = StoreError(message: "the local answer took longer than the caller would wait (\(what))")
+        error.isOverdue = true
+        return error
+    }
+
     func check(_ result: Int32) throws(StoreError) {
         guard result == SQLITE_OK else { throw failure(result) }
     }
 
     func failure(_ result: Int32) -> StoreError {
         let primary = result & 0xFF
+        if primary == SQLITE_INTERRUPT { return Self.overdue("stopped by SQLite") }
         return StoreError(
             message: "\(path) failed (\(String(cString: sqlite3_errmsg(handle))))",
             startsOver: primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT,

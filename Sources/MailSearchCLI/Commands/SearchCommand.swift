@@ -49,6 +49,9 @@ public struct SearchCommand: AsyncParsableCommand, ConnectingCommand {
         if offline && server { throw UsageError("--offline and --server contradict each other", hint: "give one") }
     }
 
+    /// `--offline` reads the index alone: OpenSSL is not set up.
+    var connects: Bool { !offline }
+
     public func run(context: CommandContext) async throws(CommandFailure) {
         let parsed: ParsedQuery
         do {

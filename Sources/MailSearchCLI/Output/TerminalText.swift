@@ -56,20 +56,28 @@ enum TerminalText {
     static func width(of character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
         let value = first.value
+        // Printable ASCII, whatever marks follow it: one column, without a property lookup.
+        if value >= 0x20 && value < 0x7F { return 1 }
         if first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .enclosingMark {
             return 0
         }
         if first.properties.isEmojiPresentation { return 2 }
-        let wide: [ClosedRange<UInt32>] = [
-            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
-            0x1F900...0x1F9FF, 0x20000...0x3FFFD,
-        ]
         return wide.contains { $0.contains(value) } ? 2 : 1
     }
 
-    /// The columns `text` takes.
-    static func width(of text: String) -> Int { text.reduce(0) { $0 + width(of: $1) } }
+    /// The code points East Asian wide characters and emoji take two columns in.
+    private static let wide: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+        0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+    ]
+
+    /// The columns `text` takes (printable ASCII: one a byte, counted without a look at each
+    /// character).
+    static func width(of text: String) -> Int {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
+    }
 
     /// `text` cut to at most `columns` columns, ending in `…` when it was cut.
     static func truncated(_ text: String, to columns: Int) -> String {
