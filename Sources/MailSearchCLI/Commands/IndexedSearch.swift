@@ -221,7 +221,12 @@ enum IndexedSearch {
         case .mailbox(let name): mailbox = name
         case .allMailboxes: mailbox = nil
         }
-        guard let index = try await Self.index(settings, environment: environment) else {
+        let index: MessageIndex
+        if let file = try await Self.index(settings, environment: environment) {
+            index = file
+        } else if settings.isDemo {
+            index = try await demoIndex(account, mailbox: mailbox, context: context)
+        } else {
             throw notIndexed(mailbox ?? settings.mailbox)
         }
         defer { index.close() }
@@ -251,6 +256,32 @@ enum IndexedSearch {
         try await print(
             matches, openMailbox: settings.mailbox, index: index, pinFlag: settings.pinKeyword ?? .flagged,
             limit: limit, json: json, query: text, context: context)
+    }
+
+    /// For the demo without an index file (`--demo search --offline`): `mailbox` (nil: every
+    /// mailbox) of the built-in mailbox indexed in memory, as `sync` would write them, so the
+    /// offline search can be tried without an account.
+    private static func demoIndex(
+        _ account: AccountOptions, mailbox: String?, context: CommandContext
+    ) async throws(CommandFailure) -> MessageIndex {
+        let index = try await reading { () throws(StoreError) in try MessageIndex(path: MessageIndex.inMemory) }
+        do {
+            try await OpenAccount.with(account, context: context) { (open) throws(CommandFailure) in
+                do throws(MailServiceError) {
+                    let names =
+                        if let mailbox { [mailbox] } else {
+                            try await open.service.mailboxes(counting: false).filter(\.isSelectable).map(\.name)
+                        }
+                    _ = try await open.service.syncIndex(index, mailboxes: names)
+                } catch {
+                    throw Failures.working(error)
+                }
+            }
+        } catch {
+            index.close()
+            throw error
+        }
+        return index
     }
 
     private static func notIndexed(_ mailbox: String) -> CommandFailure {

@@ -114,8 +114,8 @@ struct IndexCommandTests {
         }
     }
 
-    /// The demo without an index file indexes its mailbox in memory and answers from it: the
-    /// server's rows, the index fed on the wire (whole messages fetched), no search of the
+    /// The demo without an index file indexes its mailbox in memory and answers from it (`search`
+    /// and `search --offline`): the server's rows, the index fed on the wire (whole messages fetched), no search of the
     /// query sent, and no file left.
     @Test func theDemoIndexesItsMailboxInMemory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-demo-\(UUID())")
@@ -125,6 +125,16 @@ struct IndexCommandTests {
             // Fed on the wire: whole messages fetched.
             try await Self.expectAnsweredLocally(
                 query, ["--demo"], environment, caughtUp: "BODY.PEEK[]", sent: "UID SORT")
+        }
+        // --offline too: the mailboxes searched indexed in memory, then answered from there.
+        for query in ["potion", "in:all from:dumbledore", "in:Archive -is:read"] {
+            let offline = try await Self.run(
+                ["--demo", "search", "--offline", "--json", "--limit", "500", "--", query], environment: environment)
+            let server = try await Self.run(
+                ["--demo", "search", "--server", "--json", "--limit", "500", "--", query], environment: environment)
+            #expect(offline.status == 0 && server.status == 0, "\(query): \(offline) \(server)")
+            #expect(offline.standardOutput == server.standardOutput, "\(query)")
+            #expect(offline.standardError.contains("answered from the local index"), "\(offline)")
         }
         let file = directory.appendingPathComponent(".cache/mailsearch/index-demo.sqlite").path
         #expect(!FileManager.default.fileExists(atPath: file), "the demo's index was written to \(file)")
