@@ -49,11 +49,9 @@ import Testing
 
         try await other.store(SequenceSet(pinB), .add, [.flagged], silent: true)
         try await other.store(SequenceSet(pinA), .remove, [.flagged], silent: true)
-        while let change = await iterator.next() {
-            if case .mailbox(.flagsChanged(let uid, let flags, _)) = change {
-                note(uid, flags)
-                if uid == pinA { break }
-            }
+        // Both changes may come in one answer, in sequence order (A before B): wait for both.
+        while reported[pinB] == nil || reported[pinA]?.last != [], let change = await iterator.next() {
+            if case .mailbox(.flagsChanged(let uid, let flags, _)) = change { note(uid, flags) }
         }
         #expect(reported[pinA] == [[.flagged], []], "\(reported)")
         #expect(reported[pinB] == [[.flagged]], "\(reported)")
