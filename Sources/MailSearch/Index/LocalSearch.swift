@@ -387,33 +387,26 @@ extension MessageIndex {
 
         /// The rowids two ascending lists share, ascending.
         static func intersection(_ first: [Int64], _ second: [Int64]) -> [Int64] {
-            var result: [Int64] = []
-            var (left, right) = (0, 0)
-            while left < first.count && right < second.count {
-                if first[left] < second[right] {
-                    left += 1
-                } else if first[left] > second[right] {
-                    right += 1
-                } else {
-                    result.append(first[left])
-                    left += 1
-                    right += 1
-                }
-            }
-            return result
+            merged(first, second, sharedOnly: true)
         }
 
         /// The rowids of either ascending list, ascending, each once.
         static func union(_ first: [Int64], _ second: [Int64]) -> [Int64] {
+            merged(first, second, sharedOnly: false)
+        }
+
+        /// One walk of two ascending lists: the rowids both hold (`sharedOnly`) or either holds,
+        /// ascending, each once.
+        private static func merged(_ first: [Int64], _ second: [Int64], sharedOnly: Bool) -> [Int64] {
             var result: [Int64] = []
-            result.reserveCapacity(first.count + second.count)
             var (left, right) = (0, 0)
             while left < first.count || right < second.count {
+                if sharedOnly && (left == first.count || right == second.count) { break }
                 if right == second.count || (left < first.count && first[left] < second[right]) {
-                    result.append(first[left])
+                    if !sharedOnly { result.append(first[left]) }
                     left += 1
                 } else if left == first.count || second[right] < first[left] {
-                    result.append(second[right])
+                    if !sharedOnly { result.append(second[right]) }
                     right += 1
                 } else {
                     result.append(first[left])
