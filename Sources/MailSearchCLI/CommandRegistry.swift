@@ -18,8 +18,18 @@ public struct CommandRegistry {
         public var path: [String] { name.split(separator: " ").map(String.init) }
     }
 
+    /// A registered command with its name's words, worked out once: a command's
+    /// `configuration` builds every option's definition, and finding a command among twenty
+    /// by each one's configuration cost a whole search about a millisecond.
+    private struct Entry {
+        var command: any ParsableCommand.Type
+        var path: [String]
+    }
+
+    private var entries: [Entry] = []
+
     /// The registered commands, in the order the help lists them.
-    public private(set) var commands: [any ParsableCommand.Type] = []
+    public var commands: [any ParsableCommand.Type] { entries.map(\.command) }
     /// The groups that have an abstract.
     public private(set) var groups: [Group] = []
     /// Options accepted before any command (`mailsearch --demo search ...`): the account options.
@@ -59,10 +69,8 @@ public struct CommandRegistry {
     public mutating func register(_ command: any ParsableCommand.Type) {
         let path = command.configuration.path
         precondition(!path.isEmpty && path != ["help"], "a command needs a name other than help")
-        precondition(
-            !commands.contains { $0.configuration.path == path },
-            "command \(command.configuration.name) registered twice")
-        commands.append(command)
+        precondition(!entries.contains { $0.path == path }, "command \(path.joined(separator: " ")) registered twice")
+        entries.append(Entry(command: command, path: path))
     }
 
     /// Gives the group `group.name` its help text.
@@ -88,8 +96,8 @@ public struct CommandRegistry {
         for word in words {
             if word.hasPrefix("-") && word != "-" { break }
             let candidate = path + [word]
-            if let command = commands.first(where: { $0.configuration.path == candidate }) {
-                return .command(command, wordCount: candidate.count)
+            if let entry = entries.first(where: { $0.path == candidate }) {
+                return .command(entry.command, wordCount: candidate.count)
             }
             if isGroup(candidate) {
                 path = candidate
@@ -110,9 +118,7 @@ public struct CommandRegistry {
 
     /// Whether `path` is the beginning of a longer command's name.
     public func isGroup(_ path: [String]) -> Bool {
-        commands.contains {
-            $0.configuration.path.count > path.count && Array($0.configuration.path.prefix(path.count)) == path
-        }
+        entries.contains { $0.path.count > path.count && Array($0.path.prefix(path.count)) == path }
     }
 
     /// The abstract of the group `path`.
@@ -123,8 +129,8 @@ public struct CommandRegistry {
     /// The next words after `path`: one entry per command or subgroup, in registration order.
     public func children(of path: [String]) -> [(word: String, command: (any ParsableCommand.Type)?)] {
         var result: [(word: String, command: (any ParsableCommand.Type)?)] = []
-        for command in commands {
-            let commandPath = command.configuration.path
+        for entry in entries {
+            let (command, commandPath) = (entry.command, entry.path)
             guard commandPath.count > path.count, Array(commandPath.prefix(path.count)) == path else { continue }
             let word = commandPath[path.count]
             if result.contains(where: { $0.word == word }) { continue }
