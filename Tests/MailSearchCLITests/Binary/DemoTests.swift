@@ -5,10 +5,13 @@ import Testing
 /// The README's first command, and `--demo list`: the bundled demo server started by the built
 /// binary, over TLS, showing the demo mailbox (MockServer's `DemoMailbox`).
 @Suite(.hangGuard, .timeLimit(.minutes(3)))
-struct DemoTests {
-    /// A directory of the test's own for the tool's state and config.
+final class DemoTests {
+    /// A directory of the test's own for the tool's state and config, removed when the test ends.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-demo-\(UUID())")
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
     func environment() throws -> [String: String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-demo-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return ToolEnvironment.make(directory)
     }

@@ -185,6 +185,7 @@ struct IndexCommandTests {
 
     @Test func offlineAndServerContradict() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-index-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             ["--demo", "search", "--offline", "--server", "x"], environment: ToolEnvironment.make(directory))
         #expect(result.status == 64 && result.standardError.contains("contradict"), "\(result)")

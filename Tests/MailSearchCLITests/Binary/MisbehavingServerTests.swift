@@ -95,6 +95,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(misbehaviour)
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
@@ -112,6 +113,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(kind == "endless line" ? .endlessLine : .notIMAP, to: "SELECT")
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
@@ -130,6 +132,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting(Array(greeting.utf8)))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
@@ -144,6 +147,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting([]))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             [
                 "--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--tls", "none",
@@ -157,6 +161,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.greeting(Array("* OK hello\r\n".utf8)))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await Self.run(
             ["--host", "127.0.0.1", "--port", "\(server.port)", "--user", "u", "--timeout", "30", "list"],
             environment: ToolEnvironment.make(directory, password: "pw"))
@@ -175,6 +180,7 @@ struct MisbehavingServerTests {
         let server = try ScriptedServer(.answer(answer))
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-scripted-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         for debug in [false, true] {
             let result = try await Self.run(
                 [
