@@ -313,10 +313,13 @@ public actor IMAPSession {
         guard machine.failure == nil else { return false }
         parser.append(bytes)
         let now = ContinuousClock.now
+        var actions: [ClientStateMachine.Action] = []
         do {
             while let response = try parser.next() {
                 if logger.isEnabled(.trace) { logger.trace("S: \(Self.summary(of: response))") }
-                perform(machine.received(response, now: now))
+                machine.received(response, now: now, into: &actions)
+                perform(actions)
+                actions.removeAll(keepingCapacity: true)
             }
         } catch {
             logger.error("protocol error: \(error.description)")
