@@ -149,6 +149,7 @@ extension MessageIndex {
             readsBodyText
                 ? "SELECT header, body FROM message_content WHERE rowid = ?1"
                 : "SELECT header FROM message_content WHERE rowid = ?1")
+        let inflater = Inflater()
         var found: [UInt32] = []
         var judged = Set<UInt32>()
         /// Rows judged, for looking at the clock every 32nd.
@@ -164,9 +165,9 @@ extension MessageIndex {
                 try readText.bind(1, id << 32 | Int64(row.uid))
                 defer { readText.reset() }
                 // A body that does not inflate ([0xFF]) makes the text unreadable: damaged.
-                guard try readText.step(), let header = Deflate.unpacked(readText.blob(0)),
+                guard try readText.step(), let header = inflater.unpacked(readText.blob(0)),
                     let text = SearchableText(
-                        header: header, body: readsBodyText ? Deflate.unpacked(readText.blob(1)) ?? [0xFF] : nil)
+                        header: header, body: readsBodyText ? inflater.unpacked(readText.blob(1)) ?? [0xFF] : nil)
                 else {
                     throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
                 }

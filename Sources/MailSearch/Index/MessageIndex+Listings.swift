@@ -29,6 +29,7 @@ extension MessageIndex {
     ) async throws(StoreError) -> [UInt32: CachedMessage] {
         guard !uids.isEmpty else { return [:] }
         return try await withConnection { (connection) throws(StoreError) -> [UInt32: CachedMessage] in
+            let inflater = Inflater()
             var found: [UInt32: CachedMessage] = [:]
             found.reserveCapacity(uids.count)
             let find = try connection.prepare("SELECT id, uidvalidity FROM mailbox WHERE name = ?1")
@@ -40,7 +41,7 @@ extension MessageIndex {
                     try read.bind(1, id << 32 | Int64(uid))
                     defer { read.reset() }
                     guard try read.step() else { continue }
-                    found[uid] = try Self.summary(read.blob(0), uid: uid, connection)
+                    found[uid] = try Self.summary(read.blob(0), uid: uid, inflater, connection)
                 }
             }
             let missing = uids.filter { found[$0] == nil }
@@ -58,7 +59,7 @@ extension MessageIndex {
                 while try scan.step() {
                     let uid = UInt32(truncatingIfNeeded: scan.int64(0))
                     guard wanted.contains(uid) else { continue }
-                    found[uid] = try Self.summary(scan.blob(1), uid: uid, connection)
+                    found[uid] = try Self.summary(scan.blob(1), uid: uid, inflater, connection)
                 }
             } else {
                 let read = try connection.prepare(
@@ -69,7 +70,7 @@ extension MessageIndex {
                     try read.bind(2, Int64(uidValidity))
                     try read.bind(3, Int64(uid))
                     defer { read.reset() }
-                    if try read.step() { found[uid] = try Self.summary(read.blob(0), uid: uid, connection) }
+                    if try read.step() { found[uid] = try Self.summary(read.blob(0), uid: uid, inflater, connection) }
                 }
             }
             return found
@@ -131,12 +132,13 @@ extension MessageIndex {
             let read = try connection.prepare(
                 "SELECT message.flags, message_content.summary FROM message JOIN message_content USING (rowid) WHERE rowid = ?1"
             )
+            let inflater = Inflater()
             var emails: [Email] = []
             for uid in uids {
                 try read.bind(1, id << 32 | Int64(uid))
                 defer { read.reset() }
                 guard try read.step() else { continue }
-                let summary = try Self.summary(read.blob(1), uid: uid, connection)
+                let summary = try Self.summary(read.blob(1), uid: uid, inflater, connection)
                 emails.append(
                     summary.email(
                         mailbox: name, uidValidity: uidValidity, flags: Self.flags(read.text(0)), pinFlag: pinFlag))
@@ -173,9 +175,9 @@ extension MessageIndex {
     }
 
     private static func summary(
-        _ stored: [UInt8], uid: UInt32, _ connection: SQLiteConnection
+        _ stored: [UInt8], uid: UInt32, _ inflater: Inflater, _ connection: SQLiteConnection
     ) throws(StoreError) -> CachedMessage {
-        guard let bytes = Deflate.unpacked(stored), let summary = CachedMessage(uid: uid, decoding: bytes) else {
+        guard let bytes = inflater.unpacked(stored), let summary = CachedMessage(uid: uid, decoding: bytes) else {
             throw StoreError(message: "the index \(connection.path) holds a damaged message; drop it")
         }
         return summary

@@ -199,14 +199,16 @@ public final class MessageIndex: Sendable {
         return connection
     }
 
-    /// Runs `body` with the connection on a thread of its own (SQLite blocks; the cooperative
+    /// Runs `body` with the connection on a blocking-work thread (SQLite blocks; the cooperative
     /// pool must not).
     func withConnection<Value: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
         let result: Result<Value, StoreError> = await withCheckedContinuation { continuation in
             do throws(SystemCallError) {
-                try startThread(name: "message-index") {
+                // A thread of the shared blocking-work pool: SQLite blocks on the disk and on
+                // the lock below, which the cooperative pool must never wait on.
+                try WorkerThreads.shared.run {
                     let outcome = self.database.withLock { connection -> Result<Value, StoreError> in
                         guard let connection else { return .failure(StoreError(message: "the index is closed")) }
                         do throws(StoreError) {
@@ -516,6 +518,7 @@ public final class MessageIndex: Sendable {
         let deleteText = try TextStatements(connection, deleting: true)
         let delete = try connection.prepare("DELETE FROM message WHERE rowid = ?1")
         let deleteContent = try connection.prepare("DELETE FROM message_content WHERE rowid = ?1")
+        let inflater = Inflater()
         var removed = 0
         for uid in uids {
             let rowid = id << 32 | Int64(uid)
@@ -527,7 +530,7 @@ public final class MessageIndex: Sendable {
             let (storedHeader, storedBody) = (read.blob(0), read.blob(1))
             read.reset()
             // A contentless FTS5 row is deleted by giving it the values it was indexed with.
-            guard let header = Deflate.unpacked(storedHeader), let body = Deflate.unpacked(storedBody),
+            guard let header = inflater.unpacked(storedHeader), let body = inflater.unpacked(storedBody),
                 let text = SearchableText(header: header, body: body)
             else {
                 throw StoreError(

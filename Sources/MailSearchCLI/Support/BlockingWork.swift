@@ -2,17 +2,17 @@ import FoundationEssentials
 import SystemLayer
 
 /// Runs work that blocks (reading standard input or a file to its end, waiting for a child
-/// process, a terminal prompt) on a thread of its own, so the cooperative pool never waits on a
-/// system call.
+/// process, a terminal prompt) on a thread of SystemLayer's ``WorkerThreads`` (an idle one, or a
+/// new one), so the cooperative pool never waits on a system call.
 enum BlockingWork {
-    /// Runs `body` on a new thread and returns its result.
+    /// Runs `body` on a blocking-work thread and returns its result.
     static func run<Value: Sendable>(
         _ body: @escaping @Sendable () throws(CommandFailure) -> Value
     ) async throws(CommandFailure) -> Value {
         let result: Result<Value, CommandFailure> = await withCheckedContinuation { continuation in
             do throws(SystemCallError) {
-                // Parsers recurse; give them the main thread's room.
-                try startThread(name: "blocking-work", stackSize: 8 << 20) {
+                // The shared pool's threads have the main thread's room (parsers recurse).
+                try WorkerThreads.shared.run {
                     continuation.resume(returning: Result { () throws(CommandFailure) -> Value in try body() })
                 }
             } catch {
