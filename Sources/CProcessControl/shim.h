@@ -12,4 +12,13 @@ static inline int mailsearch_set_dumpable(int dumpable) {
 }
 #endif
 
+#ifdef __GLIBC__
+#include <malloc.h>
+
+/// Every thread allocates from glibc's main arena: mallopt(M_ARENA_MAX, 1); 1 when taken.
+static inline int mailsearch_use_one_malloc_arena(void) {
+    return mallopt(M_ARENA_MAX, 1);
+}
+#endif
+
 #endif

@@ -1,6 +1,9 @@
 import MailSearchCLI
 import SystemLayer
 
+// One malloc arena for the few threads a command has (see MallocArenas): before any other thread.
+MallocArenas.useOne()
+
 // The process may come to hold a password (for hours, in the terminal screen and `watch`): no
 // core file may write it to disk. Both calls only lower limits, which the kernel always allows.
 do throws(SystemCallError) {
