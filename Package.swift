@@ -22,11 +22,13 @@ let package = Package(
         .executable(name: "mock-imap-server", targets: ["mock-imap-server"]),
     ],
     targets: [
+        // OpenSSL's headers; its libraries are loaded at run time by COpenSSLLoader (not linked:
+        // no pkg-config, whose flags link them).
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .target(name: "COpenSSLLoader"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -43,7 +45,8 @@ let package = Package(
         .target(name: "JSONText", swiftSettings: strictSettings),
         .systemLibrary(name: "CProcessControl"),
         .target(name: "SystemLayer", dependencies: ["CProcessControl"], swiftSettings: strictSettings),
-        .target(name: "Transport", dependencies: ["COpenSSL", "SystemLayer"], swiftSettings: strictSettings),
+        .target(
+            name: "Transport", dependencies: ["COpenSSL", "COpenSSLLoader", "SystemLayer"], swiftSettings: strictSettings),
         .target(
             name: "IMAPClient",
             dependencies: ["IMAPCore", "MailMIME", "Transport"],

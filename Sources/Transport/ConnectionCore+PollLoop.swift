@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 import SystemLayer
 
 // libc: sockets: poll on the socket for reading and writing, recv, send.
@@ -239,8 +240,8 @@ extension ConnectionCore {
     /// Fails everything pending with `error`, closes the socket and ends the thread's work.
     func finish(_ error: TransportError) {
         if let ssl {
-            if error.code == .cancelled { SSL_shutdown(ssl) }
-            SSL_free(ssl)
+            if error.code == .cancelled { _ = openssl.pointee.SSL_shutdown(ssl) }
+            openssl.pointee.SSL_free(ssl)
             self.ssl = nil
         }
         if descriptor >= 0 {

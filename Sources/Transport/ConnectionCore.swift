@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 import Synchronization
 import SystemLayer
 
@@ -61,7 +62,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     deinit {
         wakeUp.close()
-        if let ssl { SSL_free(ssl) }
+        if let ssl { openssl.pointee.SSL_free(ssl) }
         if descriptor >= 0 { closeDescriptor(descriptor) }
     }
 }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 import Synchronization
 
 /// Timeouts of the connection layer.

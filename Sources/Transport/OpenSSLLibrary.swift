@@ -1,15 +1,28 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 import Synchronization
 
-/// Facts about the linked OpenSSL library.
+/// OpenSSL's functions: COpenSSLLoader's table, filled when a process first needs TLS. Every
+/// path here reaches it through ``OpenSSLLibrary/initialize()`` first, which loads the table (and
+/// whose once-only start orders the table's writes before any thread's reads).
+var openssl: UnsafePointer<mailsearch_openssl_calls> { mailsearch_openssl() }
+
+/// Facts about the OpenSSL library, which is loaded when a process first needs TLS.
 public enum OpenSSLLibrary {
-    /// The version text, e.g. `OpenSSL 3.0.19 27 Jan 2026`.
+    /// The version text, e.g. `OpenSSL 3.0.19 27 Jan 2026`; what went wrong when it cannot be
+    /// loaded.
     public static var versionText: String {
-        initialize()
+        do throws(TransportError) {
+            try initialize()
+        } catch {
+            return error.message
+        }
         return String(cString: mailsearch_OpenSSL_version_text())
     }
 
-    /// Initializes OpenSSL once per process, before anything else of it is used, without the
+    /// Loads libssl and libcrypto (see COpenSSLLoader: a process that never makes a TLS
+    /// connection never loads them, about a millisecond of every other command's start) and
+    /// initializes OpenSSL once per process, before anything else of it is used, without the
     /// clean-up OpenSSL would otherwise register with `atexit()`.
     ///
     /// That clean-up frees OpenSSL's global state while the process exits, and a process exits
@@ -19,20 +32,34 @@ public enum OpenSSLLibrary {
     /// crash with "corrupted size vs. prev_size" without it). The memory is the process's anyway,
     /// and the kernel takes it back at exit. Every entry point of this module that reaches OpenSSL
     /// calls this first; later calls cost one check.
-    package static func initialize() { _ = initialized }
+    package static func initialize() throws(TransportError) {
+        try initialized.get()
+    }
 
-    private static let initialized: Bool = mailsearch_OpenSSL_initialize_without_atexit() == 1
+    private static let initialized: Result<Void, TransportError> = {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard mailsearch_openssl_load(&reason, reason.count) == 1 else {
+            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(
+                TransportError(
+                    .tlsConfiguration,
+                    "OpenSSL could not be loaded (\(text)); install OpenSSL 3's libraries (Debian: libssl3)"))
+        }
+        guard mailsearch_OpenSSL_initialize_without_atexit() == 1 else {
+            return .failure(TransportError(.tlsConfiguration, "OpenSSL could not be initialized"))
+        }
+        return .success(())
+    }()
 
-    /// Starts OpenSSL's one-time work (reading its configuration, loading the default provider,
-    /// fetching the algorithms a TLS client context lists) on a thread of its own, once per
-    /// process, and returns at once.
+    /// Starts OpenSSL's one-time work (loading its libraries, reading its configuration, loading
+    /// the default provider, fetching the algorithms a TLS client context lists) on a thread of
+    /// its own, once per process, and returns at once.
     ///
     /// The first `SSL_CTX_new` of a process costs 2-5 ms; later ones about 0.2 ms. The
     /// command-line tool calls this as soon as it knows a command will connect, before it reads
     /// its settings, files and secret, so that the context made for the connection is the cheap
     /// kind. Never on the cooperative pool; safe beside any other OpenSSL use.
     public static func beginWarmUp() {
-        initialize()
         let starts = warmUpState.withLock { state -> Bool in
             guard case .notStarted = state else { return false }
             state = .running([])
@@ -41,7 +68,13 @@ public enum OpenSSLLibrary {
         guard starts else { return }
         do throws(TransportError) {
             try startIOThread(name: "tls-warm-up") {
-                if let context = SSL_CTX_new(TLS_client_method()) { SSL_CTX_free(context) }
+                // Loading the libraries is part of the work (off the caller's thread). Without
+                // them there is nothing to warm: the connection's context says why.
+                if (try? initialize()) != nil,
+                    let context = openssl.pointee.SSL_CTX_new(openssl.pointee.TLS_client_method())
+                {
+                    openssl.pointee.SSL_CTX_free(context)
+                }
                 finishWarmUp()
             }
         } catch {

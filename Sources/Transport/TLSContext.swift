@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 // libc: getenv of the variables OpenSSL names for its trust store.
 import Glibc
 import Synchronization
@@ -39,15 +40,15 @@ final class TLSContext: @unchecked Sendable {
     /// the system bundle costs 15-30 ms to parse, more than the rest of a short command's
     /// start, and a server with a private CA never needs it. What is trusted is the same.
     init(client configuration: ClientTLSConfiguration) throws(TransportError) {
-        OpenSSLLibrary.initialize()
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
+        try OpenSSLLibrary.initialize()
+        guard let context = openssl.pointee.SSL_CTX_new(openssl.pointee.TLS_client_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
         var extra: [OpaquePointer] = []
         if let pem = configuration.additionalTrustPEM {
             extra = try Self.certificates(fromPEM: pem)
             guard !extra.isEmpty else {
-                SSL_CTX_free(context)
+                openssl.pointee.SSL_CTX_free(context)
                 throw TransportError(.tlsConfiguration, "the trusted certificate file holds no PEM certificate")
             }
         }
@@ -58,29 +59,29 @@ final class TLSContext: @unchecked Sendable {
             try configureCommon()
         } catch {
             // deinit frees the context.
-            extra.forEach { X509_free($0) }
+            extra.forEach { openssl.pointee.X509_free($0) }
             throw error
         }
         if configuration.usesSystemTrustStore && extra.isEmpty {
-            Self.useSystemTrustStore(SSL_CTX_get_cert_store(context))
+            Self.useSystemTrustStore(openssl.pointee.SSL_CTX_get_cert_store(context))
         }
-        let store = SSL_CTX_get_cert_store(context)
+        let store = openssl.pointee.SSL_CTX_get_cert_store(context)
         for certificate in extra {
-            X509_STORE_add_cert(store, certificate)
-            X509_free(certificate)
+            _ = openssl.pointee.X509_STORE_add_cert(store, certificate)
+            openssl.pointee.X509_free(certificate)
         }
         if let fallback {
-            SSL_CTX_set_cert_verify_callback(
+            openssl.pointee.SSL_CTX_set_cert_verify_callback(
                 context,
                 { storeContext, argument in
                     guard let storeContext else { return 0 }
-                    if X509_verify_cert(storeContext) == 1 { return 1 }
+                    if openssl.pointee.X509_verify_cert(storeContext) == 1 { return 1 }
                     guard let argument else { return 0 }
                     let fallback = Unmanaged<SystemTrustFallback>.fromOpaque(argument).takeUnretainedValue()
                     return fallback.verify(storeContext)
                 }, Unmanaged.passUnretained(fallback).toOpaque())
         }
-        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        openssl.pointee.SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     }
 
     /// Trusts the system's CAs. Where OpenSSL's CA directory is hashed (`c_rehash` names, as
@@ -91,17 +92,18 @@ final class TLSContext: @unchecked Sendable {
     /// system), OpenSSL's default paths are used as they are.
     static func useSystemTrustStore(_ store: OpaquePointer?) {
         guard let store else { return }
-        if getenv(X509_get_default_cert_file_env()) == nil {
+        // (OpenSSL's names and default paths are constant strings, never NULL.)
+        if openssl.pointee.X509_get_default_cert_file_env().flatMap({ getenv($0) }) == nil {
             let directory =
-                getenv(X509_get_default_cert_dir_env()).map { String(cString: $0) }
-                ?? String(cString: X509_get_default_cert_dir())
+                openssl.pointee.X509_get_default_cert_dir_env().flatMap { getenv($0) }.map { String(cString: $0) }
+                ?? openssl.pointee.X509_get_default_cert_dir().map { String(cString: $0) } ?? ""
             if !directory.isEmpty, !directory.contains(":"), holdsHashedCertificates(directory),
-                X509_STORE_load_path(store, directory) == 1
+                openssl.pointee.X509_STORE_load_path(store, directory) == 1
             {
                 return
             }
         }
-        X509_STORE_set_default_paths(store)
+        _ = openssl.pointee.X509_STORE_set_default_paths(store)
     }
 
     /// Whether `directory` holds a certificate under a hashed name (`3513523f.0`).
@@ -126,8 +128,8 @@ final class TLSContext: @unchecked Sendable {
 
     /// A server context with a certificate chain and key.
     init(server configuration: ServerTLSConfiguration) throws(TransportError) {
-        OpenSSLLibrary.initialize()
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
+        try OpenSSLLibrary.initialize()
+        guard let context = openssl.pointee.SSL_CTX_new(openssl.pointee.TLS_server_method()) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not create a TLS context: \(openSSLErrorText())")
         }
         self.context = context
@@ -137,31 +139,35 @@ final class TLSContext: @unchecked Sendable {
         guard let leaf = certificates.first else {
             throw TransportError(.tlsConfiguration, "the server certificate file holds no PEM certificate")
         }
-        guard SSL_CTX_use_certificate(context, leaf) == 1 else {
-            certificates.forEach { X509_free($0) }
+        guard openssl.pointee.SSL_CTX_use_certificate(context, leaf) == 1 else {
+            certificates.forEach { openssl.pointee.X509_free($0) }
             throw TransportError(.tlsConfiguration, "the server certificate cannot be used: \(openSSLErrorText())")
         }
-        X509_free(leaf)
+        openssl.pointee.X509_free(leaf)
         for intermediate in certificates.dropFirst() {
             // On success the context owns the certificate.
-            if mailsearch_SSL_CTX_add_extra_chain_cert(context, intermediate) != 1 { X509_free(intermediate) }
+            if mailsearch_SSL_CTX_add_extra_chain_cert(context, intermediate) != 1 {
+                openssl.pointee.X509_free(intermediate)
+            }
         }
         let key: OpaquePointer? = configuration.privateKeyPEM.withUnsafeBytes { raw in
-            let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            let bio = openssl.pointee.BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
+            defer { _ = openssl.pointee.BIO_free(bio) }
+            return openssl.pointee.PEM_read_bio_PrivateKey(bio, nil, nil, nil)
         }
         guard let key else {
             throw TransportError(.tlsConfiguration, "the server private key is not a PEM private key")
         }
-        defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
+        defer { openssl.pointee.EVP_PKEY_free(key) }
+        guard openssl.pointee.SSL_CTX_use_PrivateKey(context, key) == 1,
+            openssl.pointee.SSL_CTX_check_private_key(context) == 1
+        else {
             throw TransportError(
                 .tlsConfiguration, "the private key does not match the certificate: \(openSSLErrorText())")
         }
     }
 
-    deinit { SSL_CTX_free(context) }
+    deinit { openssl.pointee.SSL_CTX_free(context) }
 
     private func configureCommon() throws(TransportError) {
         guard mailsearch_SSL_CTX_set_min_proto_version(context, mailsearch_TLS1_2_VERSION()) == 1 else {
@@ -169,18 +175,20 @@ final class TLSContext: @unchecked Sendable {
         }
         _ = mailsearch_SSL_CTX_set_mode(
             context, mailsearch_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER() | mailsearch_SSL_MODE_ENABLE_PARTIAL_WRITE())
-        SSL_CTX_set_options(context, mailsearch_SSL_OP_NO_RENEGOTIATION())
+        _ = openssl.pointee.SSL_CTX_set_options(context, mailsearch_SSL_OP_NO_RENEGOTIATION())
     }
 
     /// Every certificate in `pem`, in order. The caller frees them.
     static func certificates(fromPEM pem: [UInt8]) throws(TransportError) -> [OpaquePointer] {
-        OpenSSLLibrary.initialize()
+        try OpenSSLLibrary.initialize()
         return pem.withUnsafeBytes { raw -> [OpaquePointer] in
-            let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
-            defer { BIO_free(bio) }
+            let bio = openssl.pointee.BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
+            defer { _ = openssl.pointee.BIO_free(bio) }
             var certificates: [OpaquePointer] = []
-            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(certificate) }
-            ERR_clear_error()  // the loop ends with a "no start line" error
+            while let certificate = openssl.pointee.PEM_read_bio_X509(bio, nil, nil, nil) {
+                certificates.append(certificate)
+            }
+            openssl.pointee.ERR_clear_error()  // the loop ends with a "no start line" error
             return certificates
         }
     }
@@ -198,40 +206,43 @@ private final class SystemTrustFallback: @unchecked Sendable {
 
     /// Keeps a reference of its own to each of `extra`.
     init(extra: [OpaquePointer]) {
-        for certificate in extra { X509_up_ref(certificate) }
+        for certificate in extra { _ = openssl.pointee.X509_up_ref(certificate) }
         self.extra = extra
     }
 
     deinit {
-        extra.forEach { X509_free($0) }
-        if let built = store.withLock({ $0 }) { X509_STORE_free(built) }
+        extra.forEach { openssl.pointee.X509_free($0) }
+        if let built = store.withLock({ $0 }) { openssl.pointee.X509_STORE_free(built) }
     }
 
     /// Verifies the chain of `original` again against the system store and the extra trust,
     /// with the same parameters (host name, purpose), and gives `original` the outcome: its
     /// error, error depth, failing certificate and verified chain, which the handshake reads.
     func verify(_ original: OpaquePointer) -> Int32 {
-        guard let store = fullStore(), let retry = X509_STORE_CTX_new() else { return 0 }
-        defer { X509_STORE_CTX_free(retry) }
+        guard let store = fullStore(), let retry = openssl.pointee.X509_STORE_CTX_new() else { return 0 }
+        defer { openssl.pointee.X509_STORE_CTX_free(retry) }
         guard
-            X509_STORE_CTX_init(
-                retry, store, X509_STORE_CTX_get0_cert(original), X509_STORE_CTX_get0_untrusted(original)) == 1
+            openssl.pointee.X509_STORE_CTX_init(
+                retry, store, openssl.pointee.X509_STORE_CTX_get0_cert(original),
+                openssl.pointee.X509_STORE_CTX_get0_untrusted(original)) == 1
         else { return 0 }
-        X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(retry), X509_STORE_CTX_get0_param(original))
-        let verified = X509_verify_cert(retry)
-        X509_STORE_CTX_set_error(original, X509_STORE_CTX_get_error(retry))
-        X509_STORE_CTX_set_error_depth(original, X509_STORE_CTX_get_error_depth(retry))
-        X509_STORE_CTX_set_current_cert(original, X509_STORE_CTX_get_current_cert(retry))
-        X509_STORE_CTX_set0_verified_chain(original, X509_STORE_CTX_get1_chain(retry))
+        _ = openssl.pointee.X509_VERIFY_PARAM_set1(
+            openssl.pointee.X509_STORE_CTX_get0_param(retry), openssl.pointee.X509_STORE_CTX_get0_param(original))
+        let verified = openssl.pointee.X509_verify_cert(retry)
+        openssl.pointee.X509_STORE_CTX_set_error(original, openssl.pointee.X509_STORE_CTX_get_error(retry))
+        openssl.pointee.X509_STORE_CTX_set_error_depth(original, openssl.pointee.X509_STORE_CTX_get_error_depth(retry))
+        openssl.pointee.X509_STORE_CTX_set_current_cert(
+            original, openssl.pointee.X509_STORE_CTX_get_current_cert(retry))
+        openssl.pointee.X509_STORE_CTX_set0_verified_chain(original, openssl.pointee.X509_STORE_CTX_get1_chain(retry))
         return verified == 1 ? 1 : 0
     }
 
     private func fullStore() -> OpaquePointer? {
         store.withLock { built in
             if let built { return built }
-            guard let fresh = X509_STORE_new() else { return nil }
+            guard let fresh = openssl.pointee.X509_STORE_new() else { return nil }
             TLSContext.useSystemTrustStore(fresh)
-            for certificate in extra { X509_STORE_add_cert(fresh, certificate) }
+            for certificate in extra { _ = openssl.pointee.X509_STORE_add_cert(fresh, certificate) }
             built = fresh
             return fresh
         }
@@ -240,10 +251,10 @@ private final class SystemTrustFallback: @unchecked Sendable {
 
 /// The text of OpenSSL's oldest queued error (and clears the queue).
 func openSSLErrorText() -> String {
-    let code = ERR_get_error()
-    ERR_clear_error()
+    let code = openssl.pointee.ERR_get_error()
+    openssl.pointee.ERR_clear_error()
     guard code != 0 else { return "no detail from OpenSSL" }
     var buffer = [CChar](repeating: 0, count: 256)
-    ERR_error_string_n(code, &buffer, buffer.count)
+    openssl.pointee.ERR_error_string_n(code, &buffer, buffer.count)
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLLoader
 
 // libc: errno after SSL_ERROR_SYSCALL.
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ enum TLSSteps {
         case .client(let clientContext, _): context = clientContext
         case .server(let serverContext): context = serverContext
         }
-        guard let ssl = SSL_new(context.context) else {
+        guard let ssl = openssl.pointee.SSL_new(context.context) else {
             throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: \(openSSLErrorText())")
         }
         // Read what the socket holds in one system call, several records at a time, instead of
@@ -40,7 +41,7 @@ enum TLSSteps {
         // or until the read-ahead limit, and reads on (from the buffer first) as soon as a reader
         // makes room.
         guard mailsearch_SSL_set_fd_read_through_buffer(ssl, descriptor, 65536) == 1 else {
-            SSL_free(ssl)
+            openssl.pointee.SSL_free(ssl)
             throw TransportError(.tlsConfiguration, "OpenSSL could not start a TLS session: out of memory")
         }
         switch role {
@@ -48,12 +49,12 @@ enum TLSSteps {
             do throws(TransportError) {
                 try requireCertificate(ssl, naming: serverName)
             } catch {
-                SSL_free(ssl)
+                openssl.pointee.SSL_free(ssl)
                 throw error
             }
-            SSL_set_connect_state(ssl)
+            openssl.pointee.SSL_set_connect_state(ssl)
         case .server:
-            SSL_set_accept_state(ssl)
+            openssl.pointee.SSL_set_accept_state(ssl)
         }
         return ssl
     }
@@ -69,16 +70,17 @@ enum TLSSteps {
                 .tlsConfiguration,
                 "the server name to check the certificate against is blank or holds a NUL byte; give the host's name")
         }
-        SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+        openssl.pointee.SSL_set_hostflags(
+            ssl, UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
         let named: Int32
         if isIPAddress(serverName) {
-            named = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+            named = openssl.pointee.X509_VERIFY_PARAM_set1_ip_asc(openssl.pointee.SSL_get0_param(ssl), serverName)
         } else {
             guard mailsearch_SSL_set_tlsext_host_name(ssl, serverName) == 1 else {
                 throw TransportError(
                     .tlsConfiguration, "OpenSSL cannot send \(serverName) as the server name: \(openSSLErrorText())")
             }
-            named = SSL_set1_host(ssl, serverName)
+            named = openssl.pointee.SSL_set1_host(ssl, serverName)
         }
         guard named == 1 else {
             throw TransportError(
@@ -89,10 +91,10 @@ enum TLSSteps {
 
     /// One handshake step: nil when it finished, else what it waits for.
     static func stepHandshake(_ ssl: OpaquePointer, role: TLSRole) throws(TransportError) -> IODirection? {
-        ERR_clear_error()
-        let result = SSL_do_handshake(ssl)
+        openssl.pointee.ERR_clear_error()
+        let result = openssl.pointee.SSL_do_handshake(ssl)
         if result == 1 { return nil }
-        let code = SSL_get_error(ssl, result)
+        let code = openssl.pointee.SSL_get_error(ssl, result)
         if code == SSL_ERROR_WANT_READ { return .read }
         if code == SSL_ERROR_WANT_WRITE { return .write }
         throw classifyHandshakeFailure(ssl: ssl, role: role, code: code)
@@ -100,22 +102,22 @@ enum TLSSteps {
 
     /// Reads into `buffer` what has been decrypted, without blocking.
     static func read(_ ssl: OpaquePointer, into buffer: inout [UInt8]) throws(TransportError) -> ReadOutcome {
-        let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+        let count = buffer.withUnsafeMutableBytes { openssl.pointee.SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
         if count > 0 { return .bytes(Int(count)) }
-        let code = SSL_get_error(ssl, count)
+        let code = openssl.pointee.SSL_get_error(ssl, count)
         switch code {
         case SSL_ERROR_WANT_READ: return .blocked(.read)
         case SSL_ERROR_WANT_WRITE: return .blocked(.write)
         case SSL_ERROR_ZERO_RETURN:
             return .endOfStream
         case SSL_ERROR_SYSCALL where count == 0 || errno == 0:
-            ERR_clear_error()
+            openssl.pointee.ERR_clear_error()
             return .endOfStream
         default:
-            if SSL_get_error(ssl, count) == SSL_ERROR_SSL,
-                mailsearch_ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING
+            if openssl.pointee.SSL_get_error(ssl, count) == SSL_ERROR_SSL,
+                mailsearch_ERR_GET_REASON(openssl.pointee.ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING
             {
-                ERR_clear_error()
+                openssl.pointee.ERR_clear_error()
                 return .endOfStream
             }
             throw TransportError(.connectionReset, "the TLS connection broke: \(openSSLErrorText())")
@@ -127,10 +129,10 @@ enum TLSSteps {
         _ ssl: OpaquePointer, _ bytes: [UInt8], from offset: Int
     ) throws(TransportError) -> (Int, IODirection?) {
         let count = bytes.withUnsafeBytes { raw in
-            SSL_write(ssl, raw.baseAddress! + offset, Int32(min(raw.count - offset, Int(Int32.max))))
+            openssl.pointee.SSL_write(ssl, raw.baseAddress! + offset, Int32(min(raw.count - offset, Int(Int32.max))))
         }
         if count > 0 { return (Int(count), nil) }
-        switch SSL_get_error(ssl, count) {
+        switch openssl.pointee.SSL_get_error(ssl, count) {
         case SSL_ERROR_WANT_WRITE: return (0, .write)
         case SSL_ERROR_WANT_READ: return (0, .read)
         default:
@@ -144,10 +146,12 @@ enum TLSSteps {
         case .client(_, let serverName): host = serverName
         case .server: host = "the client"
         }
-        let verification = SSL_get_verify_result(ssl)
+        let verification = openssl.pointee.SSL_get_verify_result(ssl)
         if verification != X509_V_OK {
-            let reason = String(cString: X509_verify_cert_error_string(verification))
-            ERR_clear_error()
+            let reason =
+                openssl.pointee.X509_verify_cert_error_string(verification).map { String(cString: $0) }
+                ?? "certificate verification failed (\(verification))"
+            openssl.pointee.ERR_clear_error()
             switch Int32(verification) {
             case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
                 return TransportError(
@@ -164,7 +168,7 @@ enum TLSSteps {
                     "the certificate of \(host) is not trusted (\(reason))")
             }
         }
-        let queued = ERR_peek_error()
+        let queued = openssl.pointee.ERR_peek_error()
         let reason = mailsearch_ERR_GET_REASON(queued)
         if queued != 0
             && [
@@ -173,13 +177,13 @@ enum TLSSteps {
             ]
             .contains(reason)
         {
-            ERR_clear_error()
+            openssl.pointee.ERR_clear_error()
             return TransportError(
                 .notTLS,
                 "\(host) does not speak TLS on this port; use the TLS port (993) or STARTTLS on port 143")
         }
         if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_ZERO_RETURN || queued == 0 {
-            ERR_clear_error()
+            openssl.pointee.ERR_clear_error()
             return TransportError(
                 .handshakeFailed,
                 "\(host) closed the connection during the TLS handshake; check the port and TLS settings")

@@ -83,4 +83,16 @@ import Testing
             #expect(!symbols.standardOutput.contains("FoundationInternationalization"))
         }
     }
+
+    /// OpenSSL is loaded when a process first needs TLS (COpenSSLLoader), not at exec: libssl and
+    /// libcrypto cost every start about a millisecond, and an offline search, help or explain
+    /// never use them. A direct call to an OpenSSL function would link them again.
+    @Test func doesNotLoadOpenSSLAtStart() async throws {
+        guard let executable = Self.executable else { throw SetupError("mailsearch is not built next to the tests") }
+        let result = try await TestProcess.collect("/usr/bin/ldd", [executable.path], timeout: .seconds(30))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("libsqlite3"), "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("libssl"), "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("libcrypto"), "\(result.standardOutput)")
+    }
 }
