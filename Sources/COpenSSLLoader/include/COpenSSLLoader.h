@@ -132,7 +132,7 @@ struct mailsearch_openssl_calls {
 /// The table, filled by mailsearch_openssl_load(); read only after it returned 1.
 extern struct mailsearch_openssl_calls mailsearch_openssl_calls_storage;
 
-/// Loads libssl and libcrypto (OpenSSL {major}, the version of the headers built against) and
+/// Loads libssl and libcrypto (the major version of the OpenSSL headers built against: 3) and
 /// fills the table. Returns 1, or 0 with what failed in `error` (dlerror's text, or the missing
 /// function's name). Called once per process (Transport's OpenSSLLibrary guards it).
 int mailsearch_openssl_load(char *_Nonnull error, size_t size);
