@@ -7,11 +7,10 @@ internal import CProcessControl
 /// and glibc's per-thread cache answers most small allocations without the arena's lock.
 public enum MallocArenas {
     /// Every thread of this process allocates from the main arena (`M_ARENA_MAX` 1). Call it
-    /// before the second thread starts; false where the C library does not take it (not glibc).
+    /// before the second thread starts; false where the C library is not glibc.
     @discardableResult
     public static func useOne() -> Bool {
         #if canImport(Glibc)
-        // mallopt returns 1 on success, 0 for a parameter or value it refuses.
         return mailsearch_use_one_malloc_arena() == 1
         #else
         return false

@@ -13,8 +13,8 @@ import Darwin
 /// and starting a thread (its stack, its malloc arena, its exit) cost more than some of the
 /// calls; type-ahead started one for every key.
 ///
-/// Ownership rule (why `@unchecked Sendable` is sound): `jobs`, `idle` and `nextID` are read and
-/// written only with `mutex` held; `mutex` and `wake` are set up in `init` and never freed (the
+/// Ownership rule (why `@unchecked Sendable` is sound): `jobs`, `idle`, `alive` and `nextID` are
+/// read and written only with `mutex` held; `mutex` and `wake` are set up in `init` and never freed (the
 /// shared instance lives as long as the process, and an instance is only dropped once no thread
 /// of its own is left, see `deinit`).
 public final class WorkerThreads: @unchecked Sendable {
@@ -29,7 +29,7 @@ public final class WorkerThreads: @unchecked Sendable {
     private var jobs: [(id: UInt64, body: @Sendable () -> Void)] = []
     /// Threads waiting for a job.
     private var idle = 0
-    /// Threads alive, busy or idle (for `deinit` and the tests).
+    /// Threads alive, busy or idle (``threadCount``).
     private var alive = 0
     private var nextID: UInt64 = 0
 
@@ -87,6 +87,22 @@ public final class WorkerThreads: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             throw error
         }
+    }
+
+    /// `body`'s result, computed on one of these threads while the caller's task waits (never
+    /// blocking the caller's thread): the bridge every async caller of blocking work uses.
+    /// Throws only when no thread could be started; `body` then never runs.
+    public func value<Value: Sendable>(
+        _ body: @escaping @Sendable () -> Value
+    ) async throws(SystemCallError) -> Value {
+        let result: Result<Value, SystemCallError> = await withCheckedContinuation { continuation in
+            do throws(SystemCallError) {
+                try run { continuation.resume(returning: .success(body())) }
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        return try result.get()
     }
 
     /// Threads alive now, busy or idle.

@@ -21,7 +21,6 @@ enum Deflate {
         output.removeSubrange((4 + Int(size))...)
         return output
     }
-
 }
 
 /// Unpacks ``Deflate/packed(_:)``'s output with one zlib stream, reset for each: a search judges

@@ -204,26 +204,19 @@ public final class MessageIndex: Sendable {
     func withConnection<Value: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
-        let result: Result<Value, StoreError> = await withCheckedContinuation { continuation in
-            do throws(SystemCallError) {
-                // A thread of the shared blocking-work pool: SQLite blocks on the disk and on
-                // the lock below, which the cooperative pool must never wait on.
-                try WorkerThreads.shared.run {
-                    let outcome = self.database.withLock { connection -> Result<Value, StoreError> in
-                        guard let connection else { return .failure(StoreError(message: "the index is closed")) }
-                        do throws(StoreError) {
-                            return .success(try body(connection))
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    continuation.resume(returning: outcome)
+        let outcome: Result<Value, StoreError>
+        do throws(SystemCallError) {
+            // SQLite blocks on the disk and on the lock below, which the pool must never wait on.
+            outcome = try await WorkerThreads.shared.value {
+                self.database.withLock { connection -> Result<Value, StoreError> in
+                    guard let connection else { return .failure(StoreError(message: "the index is closed")) }
+                    return Result { () throws(StoreError) -> Value in try body(connection) }
                 }
-            } catch {
-                continuation.resume(returning: .failure(StoreError(message: "no thread for the index: \(error)")))
             }
+        } catch {
+            throw StoreError(message: "no thread for the index: \(error)")
         }
-        return try result.get()
+        return try outcome.get()
     }
 
     // MARK: Mailboxes

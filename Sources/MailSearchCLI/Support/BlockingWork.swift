@@ -9,15 +9,14 @@ enum BlockingWork {
     static func run<Value: Sendable>(
         _ body: @escaping @Sendable () throws(CommandFailure) -> Value
     ) async throws(CommandFailure) -> Value {
-        let result: Result<Value, CommandFailure> = await withCheckedContinuation { continuation in
-            do throws(SystemCallError) {
-                // The shared pool's threads have the main thread's room (parsers recurse).
-                try WorkerThreads.shared.run {
-                    continuation.resume(returning: Result { () throws(CommandFailure) -> Value in try body() })
-                }
-            } catch {
-                continuation.resume(returning: .failure(CommandFailure("could not start a thread: \(error.reason)")))
+        let result: Result<Value, CommandFailure>
+        do throws(SystemCallError) {
+            // The pool's threads have the main thread's room (parsers recurse).
+            result = try await WorkerThreads.shared.value {
+                Result { () throws(CommandFailure) -> Value in try body() }
             }
+        } catch {
+            throw CommandFailure("could not start a thread: \(error.reason)")
         }
         return try result.get()
     }
