@@ -257,8 +257,15 @@ public actor IMAPSession {
         perform(machine.cancel(id, now: .now))
     }
 
-    /// Performs the machine's actions in order.
+    /// Performs the machine's actions in order, then notes whether the session now idles.
     func perform(_ actions: [ClientStateMachine.Action]) {
+        performActions(actions)
+        noteIdling()
+    }
+
+    /// Performs the machine's actions in order (``consume`` notes idling once per chunk: asking
+    /// the machine copied it, and a chunk holds hundreds of responses).
+    private func performActions(_ actions: [ClientStateMachine.Action]) {
         for action in actions {
             switch action {
             case .write(let bytes, let shown):
@@ -286,7 +293,11 @@ public actor IMAPSession {
                 connection.close()
             }
         }
-        if case .idling = machine.idle {
+    }
+
+    /// Starts or clears the IDLE renewal clock after the machine's actions.
+    private func noteIdling() {
+        if machine.isIdling {
             if idleSince == nil {
                 idleSince = .now
                 logger.debug("idling")
@@ -318,7 +329,7 @@ public actor IMAPSession {
             while let response = try parser.next() {
                 if logger.isEnabled(.trace) { logger.trace("S: \(Self.summary(of: response))") }
                 machine.received(response, now: now, into: &actions)
-                perform(actions)
+                performActions(actions)
                 actions.removeAll(keepingCapacity: true)
             }
         } catch {
@@ -326,6 +337,7 @@ public actor IMAPSession {
             perform(machine.end(with: IMAPError(error)))
             return false
         }
+        noteIdling()
         // The chunk is used up: let streaming consumers have what is buffered.
         for sink in sinks.values { sink.flush() }
         return machine.failure == nil

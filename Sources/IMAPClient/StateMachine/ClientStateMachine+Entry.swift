@@ -16,6 +16,27 @@ extension ClientStateMachine {
         var unidentifiedExpunges = 0
         var abandoned = false
         var sentAt: ContinuousClock.Instant?
+        /// SELECT or EXAMINE. Stored, not derived from `request` when asked: the state machine
+        /// asks of every command in flight for every response, and each derivation copied the
+        /// entry (its command, its claim and what it collected).
+        let isSelect: Bool
+        /// Whether the command removes messages from the selected mailbox, so that the EXPUNGE
+        /// and VANISHED responses read while it runs are its outcome (it runs alone: RFC 3501
+        /// 5.5 keeps other commands out of flight with it). Stored, as `isSelect` is.
+        let removesMessages: Bool
+
+        init(id: CommandID, request: CommandRequest) {
+            self.id = id
+            self.request = request
+            switch request.command {
+            case .select, .examine: isSelect = true
+            default: isSelect = false
+            }
+            switch request.command {
+            case .expunge, .uidExpunge, .move, .uidMove: removesMessages = true
+            default: removesMessages = false
+            }
+        }
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
         /// Whether this command, in flight, holds back `next`.
         ///
@@ -49,20 +70,5 @@ extension ClientStateMachine {
             return !qresync && name.bytes.isASCII
         }
         var responseClass: ResponseClass? { ResponseClass(request.command) }
-        /// Whether the command removes messages from the selected mailbox, so that the EXPUNGE
-        /// and VANISHED responses read while it runs are its outcome (it runs alone: RFC 3501
-        /// 5.5 keeps other commands out of flight with it).
-        var removesMessages: Bool {
-            switch request.command {
-            case .expunge, .uidExpunge, .move, .uidMove: return true
-            default: return false
-            }
-        }
-        var isSelect: Bool {
-            switch request.command {
-            case .select, .examine: return true
-            default: return false
-            }
-        }
     }
 }

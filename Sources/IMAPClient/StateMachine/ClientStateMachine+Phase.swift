@@ -46,6 +46,19 @@ extension ClientStateMachine {
         let lastSelected: MailboxTracker?
     }
 
+    /// Whether the session has ended: the phase's case alone, no payload read (this runs for
+    /// every response; reading `failure` copied the whole phase, trackers and all).
+    var hasEnded: Bool {
+        if case .ended = phase { return true }
+        return false
+    }
+
+    /// Whether the session is idling (IDLE accepted with `+`).
+    var isIdling: Bool {
+        if case .idling = idle { return true }
+        return false
+    }
+
     var isAuthenticated: Bool {
         switch phase {
         case .notAuthenticated: return false
@@ -80,6 +93,25 @@ extension ClientStateMachine {
         case .notAuthenticated(let selecting): return selecting
         case .authenticated(let state): return state.selecting
         case .ended: return nil
+        }
+    }
+}
+
+extension ClientStateMachine.Phase {
+    /// Runs `body` on the authenticated case's fields in place; nil in the other cases. The
+    /// phase is consumed and rebuilt, so its payload is moved, never copied: a copy retained every
+    /// reference of both trackers, and this runs for each FETCH response of a listing.
+    @inline(__always) mutating func updateAuthenticated<Result>(
+        _ body: (inout ClientStateMachine.Authenticated) -> Result
+    ) -> Result? {
+        switch consume self {
+        case .authenticated(var state):
+            let result = body(&state)
+            self = .authenticated(state)
+            return result
+        case let other:
+            self = other
+            return nil
         }
     }
 }

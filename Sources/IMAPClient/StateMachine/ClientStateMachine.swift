@@ -149,7 +149,7 @@ struct ClientStateMachine: Sendable {
     /// response of a chunk instead of allocating one per response (20,000 FETCH responses of
     /// a mailbox's envelopes are 20,000 arrays).
     mutating func received(_ response: Response, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        guard failure == nil else { return }
+        guard !hasEnded else { return }
         lastActivity = now
         switch response {
         case .continuation(let request): continuationReceived(request, now: now, into: &actions)
@@ -222,14 +222,11 @@ struct ClientStateMachine: Sendable {
 
     // MARK: - Phases
 
-    /// Runs `body` on the authenticated phase's fields in place; nothing in other phases. The
-    /// phase is taken out first, so the tracker's maps are not copied.
+    /// Runs `body` on the authenticated phase's fields in place; nothing in other phases (see
+    /// `Phase.updateAuthenticated`).
     @discardableResult
     private mutating func updateAuthenticated<Result>(_ body: (inout Authenticated) -> Result) -> Result? {
-        guard case .authenticated(var state) = phase else { return nil }
-        phase = .notAuthenticated(selecting: nil)
-        defer { phase = .authenticated(state) }
-        return body(&state)
+        phase.updateAuthenticated(body)
     }
 
     /// Sets the mailbox a SELECT in flight is opening (nil: none), in either live phase.
