@@ -15,7 +15,7 @@ extension ClientStateMachine {
         var expunged: [UInt32] = []
         var unidentifiedExpunges = 0
         var abandoned = false
-        var sentAt: ContinuousClock.Instant?
+        var sentAt: Moment?
         /// SELECT or EXAMINE. Stored, not derived from `request` when asked: the state machine
         /// asks of every command in flight for every response, and each derivation copied the
         /// entry (its command, its claim and what it collected).

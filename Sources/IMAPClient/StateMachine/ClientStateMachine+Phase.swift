@@ -35,7 +35,7 @@ extension ClientStateMachine {
         /// Where IDLE is (RFC 2177: a command of the authenticated and selected states).
         var idle: IdlePhase = .off
         /// When the last `IDLE` was written: its `+` is waited for from then.
-        var idleSentAt: ContinuousClock.Instant?
+        var idleSentAt: Moment?
     }
 
     /// What an ended connection still tells: why it ended, and what it had learned.

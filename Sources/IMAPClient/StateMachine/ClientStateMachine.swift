@@ -66,7 +66,7 @@ struct ClientStateMachine: Sendable {
     private var tagCounter = 0
     private var events: [MailboxEvent] = []
     private let eventCapacity: Int
-    private var lastActivity: ContinuousClock.Instant?
+    private var lastActivity: Moment?
     private var byeText: String?
 
     init(
@@ -150,7 +150,7 @@ struct ClientStateMachine: Sendable {
     /// a mailbox's envelopes are 20,000 arrays).
     mutating func received(_ response: Response, now: ContinuousClock.Instant, into actions: inout [Action]) {
         guard !hasEnded else { return }
-        lastActivity = now
+        lastActivity = Moment(now)
         switch response {
         case .continuation(let request): continuationReceived(request, now: now, into: &actions)
         case .tagged(let tagged): taggedReceived(tagged, now: now, into: &actions)
@@ -200,7 +200,7 @@ struct ClientStateMachine: Sendable {
         }
         guard let oldest, let name else { return [] }
         let since = max(lastActivity ?? oldest, oldest)
-        guard now - since >= inactivityLimit else { return [] }
+        guard Moment(now) - since >= inactivityLimit else { return [] }
         return end(
             with: IMAPError(
                 .timeout,
@@ -298,7 +298,7 @@ struct ClientStateMachine: Sendable {
             let tag = "M\(tagCounter)"
             updateAuthenticated { state in
                 state.idle = .starting(tag: tag)
-                state.idleSentAt = now
+                state.idleSentAt = Moment(now)
             }
             actions.append(.write(Array("\(tag) IDLE\r\n".utf8), shown: nil))
         }
@@ -323,7 +323,7 @@ struct ClientStateMachine: Sendable {
         }
         tagCounter += 1
         entry.tag = "M\(tagCounter)"
-        entry.sentAt = now
+        entry.sentAt = Moment(now)
         if entry.isSelect {
             var mailbox: SelectedMailbox
             switch entry.request.command {

@@ -53,7 +53,13 @@ public enum CommandClaim: Sendable {
             // Ours: a UID in our set and at least one item we asked for (an unsolicited FLAGS
             // change of another message is not ours).
             guard case .fetch(let fetch) = response, let uid = fetch.uid, set.contains(uid) else { return false }
-            return kinds.isEmpty || fetch.attributes.contains { AttributeKind($0).map(kinds.contains) ?? false }
+            // A loop, not `contains` with `kinds.contains` as its test: that closure was allocated
+            // for each response.
+            if kinds.isEmpty { return true }
+            for attribute in fetch.attributes {
+                if let kind = AttributeKind(attribute), kinds.contains(kind) { return true }
+            }
+            return false
         case .store(let set):
             guard case .fetch(let fetch) = response, let uid = fetch.uid else { return false }
             return set.contains(uid)
