@@ -45,9 +45,7 @@ extension ByteCursor {
             return .internalDate(try parseDateTime())
         case .envelope:
             try expectSpace()
-            // Moved into the indirect case's box, not copied (a copy retained each of its strings).
-            let envelope = try parseEnvelope()
-            return .envelope(consume envelope)
+            return .envelope(try parseEnvelope())
         case .bodyStructure:
             try expectSpace()
             return .bodyStructure(try parseBodyStructureTolerantly(extensible: true))

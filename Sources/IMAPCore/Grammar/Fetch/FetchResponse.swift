@@ -85,7 +85,7 @@ public enum MessageAttribute: Hashable, Sendable {
     case internalDate(IMAPDateTime)
     /// RFC822.SIZE (RFC 9051 allows 63 bits).
     case rfc822Size(UInt64)
-    indirect case envelope(Envelope)
+    case envelope(Envelope)
     /// BODY (the non-extensible BODYSTRUCTURE).
     case body(BodyStructure)
     case bodyStructure(BodyStructure)
