@@ -253,3 +253,35 @@ import Testing
         #expect(IMAPDateTime(secondsSinceEpoch: 0, zoneMinutes: 200 * 60).zoneMinutes == 99 * 60 + 59)
     }
 }
+
+/// An envelope shares one box between copies (see `Envelope`): a change to a copy is the copy's
+/// alone, and equality and hashing look at the fields, shared box or not.
+@Suite struct EnvelopeValueTests {
+    private let grace = Address(name: "Grace Jones", mailbox: "grace", host: "example.com")
+
+    @Test func aChangeToACopyLeavesTheOriginalAsItWas() {
+        let original = Envelope(subject: "Lunch", from: [grace], messageID: "<1@example.com>")
+        var copy = original
+        copy.subject = "Dinner"
+        copy.from.append(Address(name: nil, mailbox: "bob", host: "example.org"))
+        copy.messageID = nil
+        #expect(original.subject == "Lunch")
+        #expect(original.from == [grace])
+        #expect(original.messageID == "<1@example.com>")
+        #expect(copy.subject == "Dinner")
+        #expect(copy.from.count == 2)
+        #expect(copy.messageID == nil)
+        #expect(copy != original)
+    }
+
+    @Test func equalFieldsInSeparateBoxesAreEqualAndHashAlike() {
+        let first = Envelope(date: "Mon, 1 Jan 2024 10:00:00 +0000", subject: "Lunch", from: [grace], to: [grace])
+        let second = Envelope(date: "Mon, 1 Jan 2024 10:00:00 +0000", subject: "Lunch", from: [grace], to: [grace])
+        #expect(first == second)
+        #expect(Set([first, second]).count == 1)
+        var changed = second
+        changed.to = []
+        #expect(changed != first)
+        #expect(Set([first, changed]).count == 2)
+    }
+}
