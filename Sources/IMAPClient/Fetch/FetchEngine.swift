@@ -47,9 +47,7 @@ extension IMAPSession {
             try await self.windowedFetch(
                 numbers, items: attributes, modifiers: modifiers, mailbox: mailbox, plan: plan, into: stream
             ) { responses throws(IMAPError) in
-                for index in responses.indices {
-                    if let message = responses[index].take() { stream.yield(message) }
-                }
+                stream.yield(movingFrom: &responses)
             }
         }
     }

@@ -119,6 +119,24 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
+    /// Appends the values of `elements` (skipping nils, each moved out) under one lock: a window
+    /// of a fetch arrives whole, and taking the lock for each of its thousand values cost more
+    /// than moving them.
+    func yield(movingFrom elements: inout [Element?]) {
+        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
+            guard !state.consumerGone, !state.finished else { return nil }
+            state.buffer.reserveCapacity(state.buffer.count + elements.count)
+            for index in elements.indices where elements[index] != nil {
+                state.received += 1
+                state.buffer.append(elements[index].take())
+            }
+            guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
+            state.receiver = nil
+            return (receiver, state.popBatch(Self.batchLimit))
+        }
+        if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
+    }
+
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
     func flush() {
         let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
