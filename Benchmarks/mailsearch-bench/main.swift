@@ -11,7 +11,7 @@ import Darwin
 // bytes, measured in one process.
 //
 //   mailsearch-bench parse <file> [--rounds <n>] [--json]
-//   mailsearch-bench fetch [--messages <n>] [--rounds <n>] [--json]
+//   mailsearch-bench fetch [--messages <n>] [--rounds <n>] [--only raw|parsed] [--server PORT:CA-FILE] [--json]
 //   mailsearch-bench server-search [--messages <n> (default 100000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench summaries [--messages <n> (default 2000)] [--rounds <n> (default 5)] [--json]
 //   mailsearch-bench index-search --index <file> [--mailbox <name>] [--rounds <n> (default 50)] [--json] [query ...]
@@ -47,6 +47,10 @@ let help = """
     OPTIONS:
       --messages <n>        Messages to generate (fetch, server-search, summaries).
       --rounds <n>          Timed rounds per measurement, after one warm-up round.
+      --only raw|parsed     fetch: time one kind of round only (for a profiler).
+      --server PORT:CA-FILE fetch: use a running Dovecot (user alice, password secret)
+                            instead of starting one, e.g. under valgrind, which cannot
+                            start the script.
       --json                One line of JSON instead of the table.
       -h, --help            Show help information.
 
@@ -133,6 +137,11 @@ struct DatasetOptions {
     var messages: Int
     var rounds: Int
     var json = false
+    /// fetch: time one kind of round only (`--only raw|parsed`), for profilers.
+    var only: FetchBenchmark.Kind?
+    /// fetch: a Dovecot already running (`--server PORT:CA-FILE`, user alice, password secret),
+    /// for tools that cannot start one (valgrind cannot spawn the script).
+    var server: (port: Int, certificateFile: String)?
 
     init(_ arguments: [String], benchmark: String, defaultMessages: Int, defaultRounds: Int = 5) {
         messages = defaultMessages
@@ -148,6 +157,19 @@ struct DatasetOptions {
                     usageError("\(word) needs a whole number of at least 1")
                 }
                 if word == "--messages" { messages = value } else { rounds = value }
+                position += 1
+            case "--only" where benchmark == "fetch":
+                guard position < arguments.count, let kind = FetchBenchmark.Kind(rawValue: arguments[position]) else {
+                    usageError("--only needs raw or parsed")
+                }
+                only = kind
+                position += 1
+            case "--server" where benchmark == "fetch":
+                let parts = position < arguments.count ? arguments[position].split(separator: ":", maxSplits: 1) : []
+                guard parts.count == 2, let port = Int(parts[0]) else {
+                    usageError("--server needs PORT:CA-FILE (a Dovecot's IMAPS port and its certificate)")
+                }
+                server = (port, String(parts[1]))
                 position += 1
             default: usageError("unknown option \"\(word)\" for \(benchmark)")
             }
@@ -196,8 +218,11 @@ func runFetchBenchmark(_ arguments: [String]) -> Never {
     runToCompletion(
         "fetch", json: options.json,
         {
-            try await FetchBenchmark(messages: options.messages, rounds: options.rounds, repositoryRoot: repositoryRoot)
-                .run()
+            try await FetchBenchmark(
+                messages: options.messages, rounds: options.rounds, repositoryRoot: repositoryRoot,
+                only: options.only, server: options.server
+            )
+            .run()
         },
         table: { $0.table() }, line: { $0.json() })
 }
