@@ -331,7 +331,8 @@ extension ByteCursor {
             var items: [T] = []
             cursor.skipSpaces()
             while !cursor.consume(UInt8(ascii: ")")) {
-                items.append(try item(&cursor))
+                // The first item makes the array as a literal would (see `parseAddressList`).
+                if items.isEmpty { items = [try item(&cursor)] } else { items.append(try item(&cursor)) }
                 cursor.skipSpaces()
             }
             return items

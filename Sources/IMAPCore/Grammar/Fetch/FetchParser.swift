@@ -224,6 +224,10 @@ extension ByteCursor {
         while !consume(UInt8(ascii: ")")) {
             if peek != UInt8(ascii: "(") && consumeNIL() {
                 // A NIL where an address belongs carries nothing; skip it.
+            } else if addresses.isEmpty {
+                // The first address makes the array as a literal would, sized for one: most lists
+                // hold one address, and the first append grew an empty array the generic way.
+                addresses = [try parseAddress()]
             } else {
                 addresses.append(try parseAddress())
             }
