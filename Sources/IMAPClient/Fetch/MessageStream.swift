@@ -108,13 +108,11 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     func yield(_ element: consuming Element) {
         // Moved into the buffer, not copied (a copy of a summary retains each of its strings).
         var element = Optional(element)
-        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
+        let handOver = state.withLock { state -> HandOver? in
             guard !state.consumerGone, !state.finished else { return nil }
             state.received += 1
             state.buffer.append(element.take())
-            guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
-            state.receiver = nil
-            return (receiver, state.popBatch(Self.batchLimit))
+            return batchIfDue(&state)
         }
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
@@ -123,23 +121,31 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// of a fetch arrives whole, and taking the lock for each of its thousand values cost more
     /// than moving them.
     func yield(movingFrom elements: inout [Element?]) {
-        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
+        let handOver = state.withLock { state -> HandOver? in
             guard !state.consumerGone, !state.finished else { return nil }
-            state.buffer.reserveCapacity(state.buffer.count + elements.count)
             for index in elements.indices where elements[index] != nil {
                 state.received += 1
                 state.buffer.append(elements[index].take())
             }
-            guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
-            state.receiver = nil
-            return (receiver, state.popBatch(Self.batchLimit))
+            return batchIfDue(&state)
         }
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
+    /// A waiting consumer and the batch to resume it with.
+    private typealias HandOver = (CheckedContinuation<[Element?], any Error>, [Element?])
+
+    /// With `state` locked: once a batch is buffered (`wakeThreshold`), the waiting consumer and
+    /// its batch, taken out of `state`.
+    private func batchIfDue(_ state: inout State) -> HandOver? {
+        guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
+        state.receiver = nil
+        return (receiver, state.popBatch(Self.batchLimit))
+    }
+
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
     func flush() {
-        let handOver = state.withLock { state -> (CheckedContinuation<[Element?], any Error>, [Element?])? in
+        let handOver = state.withLock { state -> HandOver? in
             guard let receiver = state.receiver, state.count > 0 else { return nil }
             state.receiver = nil
             return (receiver, state.popBatch(Self.batchLimit))

@@ -28,14 +28,16 @@ extension ClientStateMachine {
         init(id: CommandID, request: CommandRequest) {
             self.id = id
             self.request = request
-            switch request.command {
-            case .select, .examine: isSelect = true
-            default: isSelect = false
-            }
-            switch request.command {
-            case .expunge, .uidExpunge, .move, .uidMove: removesMessages = true
-            default: removesMessages = false
-            }
+            isSelect =
+                switch request.command {
+                case .select, .examine: true
+                default: false
+                }
+            removesMessages =
+                switch request.command {
+                case .expunge, .uidExpunge, .move, .uidMove: true
+                default: false
+                }
         }
         var isExclusive: Bool { ResponseClass.isExclusive(request.command) }
         /// Whether this command, in flight, holds back `next`.
