@@ -28,6 +28,10 @@ struct FetchBenchmark {
         /// This process's CPU time (user + system, every thread) during the round: what the
         /// client itself spent, apart from waiting for Dovecot.
         var cpuSeconds: Double = 0
+        /// The same split into user and system time, and the context switches meanwhile (waits
+        /// for I/O or a lock, and preemptions): the kernel's share that an instruction count
+        /// does not see.
+        var usage = Memory.Usage()
     }
 
     struct Report {
@@ -86,9 +90,10 @@ struct FetchBenchmark {
 
     /// `body`'s round with the CPU time this process spent meanwhile.
     private func measured(_ body: () async throws -> Round) async throws -> Round {
-        let cpuBefore = Memory.cpuSeconds()
+        let before = Memory.usage()
         var round = try await body()
-        round.cpuSeconds = Memory.cpuSeconds() - cpuBefore
+        round.usage = Memory.usage() - before
+        round.cpuSeconds = round.usage.userSeconds + round.usage.systemSeconds
         return round
     }
 
@@ -248,12 +253,30 @@ enum Memory {
 
     static func currentResident() -> Int { field("VmRSS") }
 
-    /// User and system CPU time of this process so far, every thread.
-    static func cpuSeconds() -> Double {
+    /// CPU time and context switches of this process, every thread.
+    struct Usage {
+        var userSeconds = 0.0
+        var systemSeconds = 0.0
+        var voluntarySwitches = 0
+        var involuntarySwitches = 0
+
+        static func - (later: Usage, earlier: Usage) -> Usage {
+            Usage(
+                userSeconds: later.userSeconds - earlier.userSeconds,
+                systemSeconds: later.systemSeconds - earlier.systemSeconds,
+                voluntarySwitches: later.voluntarySwitches - earlier.voluntarySwitches,
+                involuntarySwitches: later.involuntarySwitches - earlier.involuntarySwitches)
+        }
+    }
+
+    /// What this process has used so far (a failed getrusage reads as nothing used).
+    static func usage() -> Usage {
         var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return Usage() }
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return Usage(
+            userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+            voluntarySwitches: usage.ru_nvcsw, involuntarySwitches: usage.ru_nivcsw)
     }
     static func peakResident() -> Int { field("VmHWM") }
 
@@ -275,9 +298,16 @@ extension FetchBenchmark.Report {
         }
         let raw = stats(self.raw)
         let parsed = stats(self.parsed)
-        func medianCPU(_ rounds: [FetchBenchmark.Round]) -> Double {
-            let sorted = rounds.map(\.cpuSeconds).sorted()
+        func medianCPU(_ rounds: [FetchBenchmark.Round]) -> Double { median(rounds.map(\.cpuSeconds)) }
+        func median<Value: Comparable & Numeric>(_ values: [Value]) -> Value {
+            let sorted = values.sorted()
             return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+        func split(_ rounds: [FetchBenchmark.Round]) -> String {
+            "user \(fixed(median(rounds.map(\.usage.userSeconds)), 3)) s, "
+                + "system \(fixed(median(rounds.map(\.usage.systemSeconds)), 3)) s, "
+                + "\(median(rounds.map(\.usage.voluntarySwitches))) waits, "
+                + "\(median(rounds.map(\.usage.involuntarySwitches))) preemptions"
         }
         let megabytes = Double(self.raw.first?.bytes ?? 0) / 1e6
         let rounds = max(self.raw.count, self.parsed.count)
@@ -295,6 +325,8 @@ extension FetchBenchmark.Report {
               parsed/raw:              \(ratio)
               client CPU, median:      raw \(fixed(medianCPU(self.raw), 3)) s   parsed \(fixed(medianCPU(self.parsed), 3)) s \
             (user + system, every thread of this process)
+              split, median:           raw \(split(self.raw))
+                                       parsed \(split(self.parsed))
               peak memory:             \(fixed(Double(peakMemoryBytes) / 1_048_576, 1)) MB resident \
             (before the rounds: \(fixed(Double(baselineMemoryBytes) / 1_048_576, 1)) MB; goal: under 64 MB)
 
