@@ -1,3 +1,4 @@
+import Synchronization
 import TestSupport
 import Testing
 
@@ -9,12 +10,57 @@ import Testing
 @Suite(.hangGuard) struct MessageStreamTests {
     @Test func valuesComeInOrderAcrossBatches() async throws {
         let stream = MessageStream<Int>()
-        let count = MessageStream<Int>.batchLimit * 3 + 5
-        for value in 0..<count { stream.yield(value) }
-        stream.finish()
+        let iterator = stream.makeAsyncIterator()
+        // A window into the empty buffer (moved whole), then one value, then a window behind it
+        // (appended): the gaps of the windows are skipped.
+        var first: [Int?] = [0, nil, 1, 2, nil]
+        stream.yield(movingFrom: &first)
+        #expect(first.isEmpty)
+        stream.yield(3)
+        var second: [Int?] = [nil, 4, 5]
+        stream.yield(movingFrom: &second)
         var received: [Int] = []
-        for try await value in stream { received.append(value) }
-        #expect(received == Array(0..<count))
+        for _ in 0..<3 { received.append(try #require(try await iterator.next())) }
+        // The iterator took all six; what comes now is a second batch.
+        var third: [Int?] = [nil, nil]
+        stream.yield(movingFrom: &third)
+        var fourth: [Int?] = [6, nil, 7]
+        stream.yield(movingFrom: &fourth)
+        for value in 8..<300 { stream.yield(value) }
+        stream.finish()
+        while let value = try await iterator.next() { received.append(value) }
+        #expect(received == Array(0..<300))
+        #expect(stream.progress.received == 300)
+    }
+
+    @Test func aProducerWaitingForDemandWakesOnlyWhenTheIteratorHandedOutAllItTook() async throws {
+        let stream = MessageStream<Int>()
+        var window: [Int?] = [0, 1, nil, 2]
+        stream.yield(movingFrom: &window)
+        let iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        // The buffer is empty, but two values are still the iterator's to hand out.
+        #expect(await stream.waitForDemand(bufferedAtMost: 2))
+        let woken = RaisedFlag()
+        let drained = Task {
+            let outcome = await stream.waitForDemand(bufferedAtMost: 0)
+            woken.raise()
+            return outcome
+        }
+        while !stream.isProducerWaiting && !woken.isRaised { await Task.yield() }
+        #expect(!woken.isRaised, "woken while the iterator held two values")
+        #expect(try await iterator.next() == 1)
+        #expect(try await iterator.next() == 2)
+        #expect(stream.isProducerWaiting)
+        // One more arrives: asking again takes it, which is not yet a drained stream.
+        stream.yield(3)
+        #expect(try await iterator.next() == 3)
+        #expect(stream.isProducerWaiting)
+        // Asking once more, with nothing buffered, says the consumer has all it took.
+        let next = Task { try await iterator.next() }
+        #expect(await drained.value)
+        stream.finish()
+        #expect(try await next.value == nil)
     }
 
     @Test func valuesTheIteratorHoldsStillCountAsBuffered() async throws {
@@ -22,7 +68,7 @@ import Testing
         for value in 0..<100 { stream.yield(value) }
         let iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
-        // One batch (64) left the buffer; 63 of it are in the iterator, not yet handed out.
+        // All 100 left the buffer; 99 of them are in the iterator, not yet handed out.
         #expect(stream.bufferedCount == 99)
         #expect(try await iterator.next() == 1)
         #expect(stream.bufferedCount == 98)
@@ -71,4 +117,11 @@ import Testing
         #expect(code == .cancelled)
         #expect(stream.isConsumerGone)
     }
+}
+
+/// A flag one task raises and another reads.
+private final class RaisedFlag: Sendable {
+    private let raised = Atomic(false)
+    func raise() { raised.store(true, ordering: .sequentiallyConsistent) }
+    var isRaised: Bool { raised.load(ordering: .sequentiallyConsistent) }
 }

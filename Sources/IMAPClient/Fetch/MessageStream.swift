@@ -28,48 +28,35 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = IMAPError
 
     private struct State {
-        /// Taken values are set to nil (moved out, not copied), and the taken front is dropped
-        /// once it is more than half of the buffer.
+        /// Values not yet taken, in order: a window's slots as they came (nil where the server
+        /// sent nothing, skipped by the iterator), or values yielded one by one.
         var buffer: [Element?] = []
-        var head = 0
+        /// The values (not nils) in `buffer`.
+        var count = 0
         var finished = false
         var failure: IMAPError?
         var consumerGone = false
-        var receiver: CheckedContinuation<[Element?], any Error>?
+        var receiver: CheckedContinuation<Batch, any Error>?
         var demandWaiter: (limit: Int, continuation: CheckedContinuation<Bool, Never>)?
         var received = 0
         var total: Int?
 
-        var count: Int { buffer.count - head }
-
-        mutating func pop() -> Element? {
-            guard head < buffer.count else { return nil }
-            let element = buffer[head].take()
-            head += 1
-            if head > 1024 && head * 2 > buffer.count {
-                buffer.removeFirst(head)
-                head = 0
-            }
-            return element
-        }
-
-        /// Up to `limit` values from the front, in order (none when nothing is buffered).
-        mutating func popBatch(_ limit: Int) -> [Element?] {
-            let taken = Swift.min(limit, count)
-            guard taken > 0 else { return [] }
-            var batch: [Element?] = []
-            batch.reserveCapacity(taken)
-            // Moved out of the buffer (take), and later out of the batch: never copied.
-            for _ in 0..<taken { batch.append(pop()) }
-            return batch
-        }
-
-        /// The producer's waiter, when the buffer has drained to its limit.
-        mutating func takeDemandWaiter() -> CheckedContinuation<Bool, Never>? {
-            guard let waiter = demandWaiter, count <= waiter.limit || consumerGone else { return nil }
+        /// The producer's waiter, when what is buffered and `held` by the iterator has drained to
+        /// its limit.
+        mutating func takeDemandWaiter(held: Int) -> CheckedContinuation<Bool, Never>? {
+            guard let waiter = demandWaiter, count + held <= waiter.limit || consumerGone else { return nil }
             demandWaiter = nil
             return waiter.continuation
         }
+    }
+
+    /// Values taken from the stream at once: `slots` in order, nil where there is none, and how
+    /// many values they hold (none only at the end).
+    @usableFromInline struct Batch: Sendable {
+        @usableFromInline var slots: [Element?]
+        @usableFromInline var count: Int
+
+        static var end: Batch { Batch(slots: [], count: 0) }
     }
 
     private let state = Mutex(State())
@@ -91,6 +78,18 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Values the iterator took from the buffer and has not handed out yet.
     private let heldByIterator = Atomic<Int>(0)
 
+    /// With `state` locked: all that is buffered, as one batch (the buffer's array itself, not its
+    /// values one by one: a window of a thousand changes hands in one move), now the iterator's.
+    /// It counts as held from here, before the iterator has it, so a producer that asks for
+    /// demand meanwhile still sees it.
+    private func takeAll(_ state: inout State) -> Batch {
+        let batch = Batch(slots: state.buffer, count: state.count)
+        state.buffer = []
+        state.count = 0
+        heldByIterator.store(batch.count, ordering: .relaxed)
+        return batch
+    }
+
     /// The iterator handed out one of the values it holds.
     @usableFromInline func iteratorHandedOutOne() { heldByIterator.subtract(1, ordering: .relaxed) }
 
@@ -103,6 +102,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Whether the consumer has gone away.
     var isConsumerGone: Bool { state.withLock { $0.consumerGone } }
 
+    /// Whether a producer waits for the stream to drain (``waitForDemand(bufferedAtMost:)``).
+    var isProducerWaiting: Bool { state.withLock { $0.demandWaiter != nil } }
+
     /// Appends `element` without waiting. A waiting consumer is woken once a batch is ready;
     /// `flush()` hands over the rest when the producer has nothing more for now.
     func yield(_ element: consuming Element) {
@@ -111,36 +113,46 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         let handOver = state.withLock { state -> HandOver? in
             guard !state.consumerGone, !state.finished else { return nil }
             state.received += 1
+            state.count += 1
             state.buffer.append(element.take())
             return batchIfDue(&state)
         }
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
-    /// Appends the values of `elements` (skipping nils, each moved out) under one lock: a window
-    /// of a fetch arrives whole, and taking the lock for each of its thousand values cost more
-    /// than moving them.
+    /// Appends the values of `elements` (nils are skipped by the iterator) under one lock: a window
+    /// of a fetch arrives whole, and into an empty buffer (the common case: the consumer keeps up)
+    /// it is moved as it is, one array for a thousand values.
     func yield(movingFrom elements: inout [Element?]) {
+        var values = 0
+        for index in elements.indices where elements[index] != nil { values += 1 }
+        guard values > 0 else { return }
         let handOver = state.withLock { state -> HandOver? in
             guard !state.consumerGone, !state.finished else { return nil }
-            for index in elements.indices where elements[index] != nil {
-                state.received += 1
-                state.buffer.append(elements[index].take())
+            state.received += values
+            state.count += values
+            if state.buffer.isEmpty {
+                swap(&state.buffer, &elements)
+            } else {
+                for index in elements.indices where elements[index] != nil {
+                    state.buffer.append(elements[index].take())
+                }
             }
             return batchIfDue(&state)
         }
+        elements = []
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
 
     /// A waiting consumer and the batch to resume it with.
-    private typealias HandOver = (CheckedContinuation<[Element?], any Error>, [Element?])
+    private typealias HandOver = (CheckedContinuation<Batch, any Error>, Batch)
 
     /// With `state` locked: once a batch is buffered (`wakeThreshold`), the waiting consumer and
     /// its batch, taken out of `state`.
     private func batchIfDue(_ state: inout State) -> HandOver? {
         guard state.count >= wakeThreshold, let receiver = state.receiver else { return nil }
         state.receiver = nil
-        return (receiver, state.popBatch(Self.batchLimit))
+        return (receiver, takeAll(&state))
     }
 
     /// Hands whatever is buffered to a waiting consumer (the producer has nothing more right now).
@@ -148,7 +160,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         let handOver = state.withLock { state -> HandOver? in
             guard let receiver = state.receiver, state.count > 0 else { return nil }
             state.receiver = nil
-            return (receiver, state.popBatch(Self.batchLimit))
+            return (receiver, takeAll(&state))
         }
         if let (receiver, batch) = handOver { receiver.resume(returning: batch) }
     }
@@ -158,7 +170,7 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let ready = state.withLock { state -> Bool? in
                 if state.consumerGone || state.finished { return false }
-                if state.count <= limit { return true }
+                if state.count + heldByIterator.load(ordering: .relaxed) <= limit { return true }
                 state.demandWaiter = (limit, continuation)
                 return nil
             }
@@ -169,8 +181,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the sequence, with an error or normally.
     func finish(throwing failure: IMAPError? = nil) {
         let (receiver, batch, waiter) = state.withLock {
-            state -> (CheckedContinuation<[Element?], any Error>?, [Element?], CheckedContinuation<Bool, Never>?) in
-            guard !state.finished else { return (nil, [], nil) }
+            state -> (CheckedContinuation<Batch, any Error>?, Batch, CheckedContinuation<Bool, Never>?) in
+            guard !state.finished else { return (nil, .end, nil) }
             state.finished = true
             state.failure = failure
             let receiver = state.receiver
@@ -178,27 +190,27 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             let waiter = state.demandWaiter?.continuation
             state.demandWaiter = nil
             // A waiting consumer gets what is still buffered first, then the end.
-            return (receiver, receiver == nil ? [] : state.popBatch(Self.batchLimit), waiter)
+            return (receiver, receiver == nil ? .end : takeAll(&state), waiter)
         }
         waiter?.resume(returning: false)
         if let receiver {
-            if !batch.isEmpty {
+            if batch.count > 0 {
                 receiver.resume(returning: batch)
             } else if let failure {
                 receiver.resume(throwing: failure)
             } else {
-                receiver.resume(returning: [])
+                receiver.resume(returning: .end)
             }
         }
     }
 
     @usableFromInline func consumerLeft() {
         let (receiver, waiter, first) = state.withLock {
-            state -> (CheckedContinuation<[Element?], any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
+            state -> (CheckedContinuation<Batch, any Error>?, CheckedContinuation<Bool, Never>?, Bool) in
             let first = !state.consumerGone
             state.consumerGone = true
             state.buffer = []
-            state.head = 0
+            state.count = 0
             let receiver = state.receiver
             state.receiver = nil
             let waiter = state.demandWaiter?.continuation
@@ -210,49 +222,45 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
         if first { onConsumerGone?() }
     }
 
-    /// The most values a consumer takes from the buffer at once: its iterator hands them out
-    /// one by one without a lock or a generic call each (a listing of thousands takes nearly all
-    /// of its values this way). It bounds what is held outside the buffer, too.
-    static var batchLimit: Int { 64 }
-
-    /// The next values in order, at least one, waiting for them when none is buffered; empty at
-    /// the end. Taking values wakes a producer waiting for the buffer to drain.
-    @usableFromInline func receiveBatch() async throws(IMAPError) -> [Element?] {
+    /// The next values in order (at least one), waiting for them when none is buffered; an
+    /// empty batch at the end. Asking again means the iterator handed out all it held: a
+    /// producer waiting for the stream to drain is woken.
+    @usableFromInline func receiveBatch() async throws(IMAPError) -> Batch {
         // Values already buffered are taken without suspending; a cancelled consumer takes the
         // slow path, which stops it.
         if !Task.isCancelled {
             let batch = takeBuffered()
-            if !batch.isEmpty { return batch }
+            if batch.count > 0 { return batch }
         }
         return try await waitCancellably(onCancel: { self.consumerLeft() }) {
-            (continuation: CheckedContinuation<[Element?], any Error>) in
+            (continuation: CheckedContinuation<Batch, any Error>) in
             let (step, waiter) = state.withLock {
-                state -> (ReceiveStep<Element>, CheckedContinuation<Bool, Never>?) in
-                let batch = state.popBatch(Self.batchLimit)
-                if !batch.isEmpty { return (.values(batch), state.takeDemandWaiter()) }
-                if state.finished { return (.end(state.failure), nil) }
+                state -> (ReceiveStep<Batch>, CheckedContinuation<Bool, Never>?) in
+                let waiter = state.takeDemandWaiter(held: heldByIterator.load(ordering: .relaxed))
+                if state.count > 0 { return (.values(takeAll(&state)), waiter) }
+                if state.finished { return (.end(state.failure), waiter) }
                 if state.consumerGone {
-                    return (.end(IMAPError(.cancelled, "the consumer stopped reading")), nil)
+                    return (.end(IMAPError(.cancelled, "the consumer stopped reading")), waiter)
                 }
                 state.receiver = continuation
-                return (.wait, state.takeDemandWaiter())
+                return (.wait, waiter)
             }
             waiter?.resume(returning: true)
             switch step {
             case .values(let batch): continuation.resume(returning: batch)
             case .end(let failure?): continuation.resume(throwing: failure)
-            case .end(nil): continuation.resume(returning: [])
+            case .end(nil): continuation.resume(returning: .end)
             case .wait: break
             }
         }
     }
 
-    /// The values buffered now (at most `batchLimit`), waking a producer waiting for the buffer
-    /// to drain; empty when none is buffered.
-    private func takeBuffered() -> [Element?] {
-        let (batch, waiter) = state.withLock { state -> ([Element?], CheckedContinuation<Bool, Never>?) in
-            let batch = state.popBatch(Self.batchLimit)
-            return (batch, batch.isEmpty ? nil : state.takeDemandWaiter())
+    /// All that is buffered now (none when nothing is), waking a producer waiting for the
+    /// stream to drain.
+    private func takeBuffered() -> Batch {
+        let (batch, waiter) = state.withLock { state -> (Batch, CheckedContinuation<Bool, Never>?) in
+            let waiter = state.takeDemandWaiter(held: heldByIterator.load(ordering: .relaxed))
+            return (state.count > 0 ? takeAll(&state) : .end, waiter)
         }
         waiter?.resume(returning: true)
         return batch
@@ -260,12 +268,13 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Reads the values in order.
     ///
-    /// It takes values from the stream in batches (at most `batchLimit`) and hands them out from
-    /// its own array: `next()` is inlined into the consumer and specialised for its element type,
-    /// so a value already taken costs no lock, no generic call and no suspension.
+    /// It takes all that is buffered at once and hands the values out from its own array:
+    /// `next()` is inlined into the consumer and specialised for its element type, so a value
+    /// already taken costs no lock, no generic call and no suspension.
     public final class AsyncIterator: AsyncIteratorProtocol {
         @usableFromInline let stream: MessageStream<Element>
-        /// Values taken from the stream; those before `position` were handed out (moved out).
+        /// Values taken from the stream (nil where there is none); those before `position` were
+        /// handed out (moved out).
         @usableFromInline var batch: [Element?] = []
         @usableFromInline var position = 0
 
@@ -278,10 +287,12 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
         /// The next value; nil at the end.
         @inlinable public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
-            if position < batch.count && !Task.isCancelled {
+            while position < batch.count && !Task.isCancelled {
                 position += 1
-                stream.iteratorHandedOutOne()
-                return batch[position - 1].take()
+                if let value = batch[position - 1].take() {
+                    stream.iteratorHandedOutOne()
+                    return value
+                }
             }
             return try await refill(isolation: actor)
         }
@@ -292,11 +303,18 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             batch = []
             position = 0
             stream.iteratorHolds(0)
-            batch = try await stream.receiveBatch()
-            guard !batch.isEmpty else { return nil }
-            position = 1
-            stream.iteratorHolds(batch.count - 1)
-            return batch[0].take()
+            let taken = try await stream.receiveBatch()
+            guard taken.count > 0 else { return nil }
+            batch = taken.slots
+            // The stream counted the batch as held when it handed it over.
+            while position < batch.count {
+                position += 1
+                if let value = batch[position - 1].take() {
+                    stream.iteratorHandedOutOne()
+                    return value
+                }
+            }
+            return nil
         }
     }
 
@@ -304,8 +322,8 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
 }
 
-private enum ReceiveStep<Element: Sendable> {
-    case values([Element?])
+private enum ReceiveStep<Batch: Sendable> {
+    case values(Batch)
     case end(IMAPError?)
     case wait
 }
