@@ -287,14 +287,20 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
 
         /// The next value; nil at the end.
         @inlinable public func next(isolation actor: isolated (any Actor)?) async throws(IMAPError) -> Element? {
-            while position < batch.count && !Task.isCancelled {
+            if !Task.isCancelled, let value = handOutNext() { return value }
+            return try await refill(isolation: actor)
+        }
+
+        /// The next value of the batch taken (its gaps skipped); nil when it is used up.
+        @inlinable func handOutNext() -> Element? {
+            while position < batch.count {
                 position += 1
                 if let value = batch[position - 1].take() {
                     stream.iteratorHandedOutOne()
                     return value
                 }
             }
-            return try await refill(isolation: actor)
+            return nil
         }
 
         /// Takes the next batch from the stream (the handed-out one is let go first) and returns
@@ -305,16 +311,9 @@ public final class MessageStream<Element: Sendable>: AsyncSequence, Sendable {
             stream.iteratorHolds(0)
             let taken = try await stream.receiveBatch()
             guard taken.count > 0 else { return nil }
-            batch = taken.slots
             // The stream counted the batch as held when it handed it over.
-            while position < batch.count {
-                position += 1
-                if let value = batch[position - 1].take() {
-                    stream.iteratorHandedOutOne()
-                    return value
-                }
-            }
-            return nil
+            batch = taken.slots
+            return handOutNext()
         }
     }
 
