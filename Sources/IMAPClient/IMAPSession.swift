@@ -377,6 +377,9 @@ public actor IMAPSession {
     }
 
     /// Stops listening: DONE when the last listener leaves.
+    /// Whether anyone listens for events (an event stream's consumer leaves it asynchronously).
+    var hasListeners: Bool { listeners > 0 }
+
     func removeListener() {
         listeners -= 1
         if listeners <= 0 {
